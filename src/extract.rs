@@ -1,0 +1,310 @@
+//! The shared traversal: parse a file with its grammar and walk the syntax tree once,
+//! asking the language's rules about each named node. Produces definitions with qualified
+//! names, signatures and doc comments, and the raw reference sites inside each of them.
+
+use crate::lang::{compact, Cx, Language};
+use crate::model::{ExtractedNode, FileExtract, NodeKind};
+use std::cell::RefCell;
+use tree_sitter::{Node, Parser};
+
+/// Longest signature kept for a definition without a body (a constant's initializer).
+const MAX_SIGNATURE_CHARS: usize = 300;
+/// Longest docstring kept.
+const MAX_DOC_CHARS: usize = 4000;
+/// A file never yields more definitions than this (bounds hostile generated input).
+pub const MAX_NODES_PER_FILE: usize = 1 << 19;
+
+thread_local! {
+    static PARSERS: RefCell<Vec<(&'static str, Parser)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Extracts definitions and references from `src`, the text of the file at `path`.
+/// Node 0 is the file itself (its qualified name is the path).
+pub fn extract(lang: &'static Language, path: &str, src: &str) -> FileExtract {
+    let tree = PARSERS.with(|cell| {
+        let mut parsers = cell.borrow_mut();
+        let idx = match parsers.iter().position(|(name, _)| *name == lang.name) {
+            Some(i) => i,
+            None => {
+                let mut parser = Parser::new();
+                // A grammar/ABI mismatch is a build defect, not a property of the input.
+                parser
+                    .set_language(&lang.grammar())
+                    .expect("grammar compatible with the tree-sitter runtime");
+                parsers.push((lang.name, parser));
+                parsers.len() - 1
+            }
+        };
+        parsers[idx].1.parse(src, None)
+    });
+    let mut out = FileExtract {
+        nodes: vec![file_node(path, src)],
+        ..FileExtract::default()
+    };
+    let Some(tree) = tree else {
+        out.has_errors = true;
+        return out;
+    };
+    let root = tree.root_node();
+    out.has_errors = root.has_error();
+    let cx = Cx {
+        src: src.as_bytes(),
+        path,
+    };
+    Walker {
+        lang,
+        cx: &cx,
+        out: &mut out,
+        scopes: Vec::new(),
+    }
+    .walk(root);
+    out
+}
+
+fn file_node(path: &str, src: &str) -> ExtractedNode {
+    let lines = src.lines().count().max(1) as u32;
+    ExtractedNode {
+        kind: NodeKind::File,
+        name: path.rsplit('/').next().unwrap_or(path).to_string(),
+        qualified_name: path.to_string(),
+        parent: None,
+        signature: None,
+        docstring: None,
+        start_line: 1,
+        end_line: lines,
+        start_byte: 0,
+        end_byte: src.len() as u32,
+    }
+}
+
+struct Scope {
+    /// tree-sitter id of the node that opened the scope (closed when the walk leaves it).
+    ts_id: usize,
+    /// The stored definition, or the nearest stored ancestor for a naming-only scope.
+    def: usize,
+    kind: NodeKind,
+    qualified_name: String,
+}
+
+struct Walker<'a, 'c> {
+    lang: &'static Language,
+    cx: &'a Cx<'c>,
+    out: &'a mut FileExtract,
+    scopes: Vec<Scope>,
+}
+
+impl Walker<'_, '_> {
+    fn walk(&mut self, root: Node) {
+        let module = self.lang.rules.module_name(self.cx.path, root, self.cx);
+        self.scopes.push(Scope {
+            ts_id: root.id(),
+            def: 0,
+            kind: NodeKind::File,
+            qualified_name: module,
+        });
+        // Iterative pre-order walk: deeply nested input cannot overflow the stack.
+        let mut cursor = root.walk();
+        'outer: loop {
+            let node = cursor.node();
+            if node.is_named() && node.id() != root.id() {
+                self.visit(node);
+            }
+            if cursor.goto_first_child() {
+                continue;
+            }
+            loop {
+                let leaving = cursor.node().id();
+                if self.scopes.len() > 1 && self.scopes.last().map(|s| s.ts_id) == Some(leaving) {
+                    self.scopes.pop();
+                }
+                if cursor.goto_next_sibling() {
+                    continue 'outer;
+                }
+                if !cursor.goto_parent() {
+                    break 'outer;
+                }
+            }
+        }
+    }
+
+    fn visit(&mut self, node: Node) {
+        let rules = self.lang.rules;
+        let enclosing = self.scopes.last().expect("file scope").kind;
+        if let Some(def) = rules.definition(node, enclosing, self.cx) {
+            self.open_definition(node, def);
+        }
+        let before = self.out.refs.len();
+        rules.references(node, self.cx, &mut self.out.refs);
+        let owner = self.scopes.last().expect("file scope").def;
+        for r in &mut self.out.refs[before..] {
+            r.node = owner;
+        }
+    }
+
+    fn open_definition(&mut self, node: Node, def: crate::lang::Def) {
+        let parent = self.scopes.last().expect("file scope");
+        let mut kind = def.kind;
+        if kind == NodeKind::Function && (parent.kind.is_type_like() || def.scope.is_some()) {
+            kind = NodeKind::Method;
+        }
+        let mut qualified_name = parent.qualified_name.clone();
+        for part in def.scope.iter().map(String::as_str).chain([def.name.as_str()]) {
+            if !qualified_name.is_empty() {
+                qualified_name.push('.');
+            }
+            qualified_name.push_str(part);
+        }
+        let parent_def = parent.def;
+        if def.scope_only {
+            self.scopes.push(Scope {
+                ts_id: node.id(),
+                def: parent_def,
+                kind: def.kind,
+                qualified_name,
+            });
+            return;
+        }
+        if self.out.nodes.len() >= MAX_NODES_PER_FILE {
+            return;
+        }
+        let outer = def.outer;
+        let anchor = self.first_attached(outer);
+        let signature = Some(self.signature(anchor.start_byte(), outer, def.body));
+        let docstring = def
+            .docstring
+            .or_else(|| self.leading_comment(anchor))
+            .map(|d| truncate_chars(&d, MAX_DOC_CHARS));
+        let idx = self.out.nodes.len();
+        self.out.nodes.push(ExtractedNode {
+            kind,
+            name: def.name,
+            qualified_name: qualified_name.clone(),
+            parent: Some(parent_def),
+            signature,
+            docstring,
+            start_line: def.name_node.start_position().row as u32 + 1,
+            end_line: end_line(outer),
+            start_byte: anchor.start_byte() as u32,
+            end_byte: outer.end_byte() as u32,
+        });
+        self.scopes.push(Scope {
+            ts_id: node.id(),
+            def: idx,
+            kind,
+            qualified_name,
+        });
+    }
+
+    /// The first of the siblings directly before a definition that belong to it
+    /// (`#[derive] struct S`), or the definition itself.
+    fn first_attached<'t>(&self, outer: Node<'t>) -> Node<'t> {
+        let kinds = self.lang.rules.attached_prefix_kinds();
+        let mut first = outer;
+        while let Some(prev) = first.prev_named_sibling() {
+            if kinds.contains(&prev.kind()) {
+                first = prev;
+            } else {
+                break;
+            }
+        }
+        first
+    }
+
+    /// The declaration without its body, whitespace collapsed; attribute and decorator
+    /// lines stay on lines of their own.
+    fn signature(&self, start: usize, outer: Node, body: Option<Node>) -> String {
+        let end = body
+            .filter(|b| b.start_byte() >= start)
+            .map_or(outer.end_byte(), |b| b.start_byte());
+        let text = &self.cx.src[start..end.max(start)];
+        let text = std::str::from_utf8(text).unwrap_or("");
+        let mut lines: Vec<String> = Vec::new();
+        let mut current = String::new();
+        for line in text.lines() {
+            let t = line.trim();
+            if t.is_empty() {
+                continue;
+            }
+            if !current.is_empty() {
+                current.push(' ');
+            }
+            current.push_str(t);
+            if t.starts_with('@') || t.starts_with("#[") || (t.starts_with('[') && t.ends_with(']'))
+            {
+                lines.push(std::mem::take(&mut current));
+            }
+        }
+        if !current.is_empty() {
+            lines.push(current);
+        }
+        let joined = lines
+            .iter()
+            .map(|l| compact(l, MAX_SIGNATURE_CHARS))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let trimmed = joined.trim_end_matches(['{', ' ']).trim_end();
+        trimmed.to_string()
+    }
+
+    /// Contiguous comments directly above a definition, markers stripped.
+    fn leading_comment(&self, anchor: Node) -> Option<String> {
+        let mut comments = Vec::new();
+        let mut next_row = anchor.start_position().row;
+        let mut cur = anchor.prev_sibling();
+        while let Some(prev) = cur {
+            if !prev.kind().contains("comment") || prev.end_position().row + 1 < next_row {
+                break;
+            }
+            // A trailing comment on the previous code line belongs to that line.
+            if prev
+                .prev_sibling()
+                .is_some_and(|p| p.end_position().row == prev.start_position().row)
+            {
+                break;
+            }
+            comments.push(self.cx.text(prev));
+            next_row = prev.start_position().row;
+            cur = prev.prev_sibling();
+        }
+        if comments.is_empty() {
+            return None;
+        }
+        comments.reverse();
+        let text = comments
+            .iter()
+            .flat_map(|c| c.lines())
+            .map(strip_comment_markers)
+            .collect::<Vec<_>>()
+            .join("\n");
+        let text = text.trim();
+        (!text.is_empty()).then(|| text.to_string())
+    }
+}
+
+fn end_line(node: Node) -> u32 {
+    let end = node.end_position();
+    // A node ending at column 0 ends on the line before (trailing newline included).
+    let row = if end.column == 0 && end.row > node.start_position().row {
+        end.row - 1
+    } else {
+        end.row
+    };
+    row as u32 + 1
+}
+
+fn strip_comment_markers(line: &str) -> &str {
+    let t = line.trim();
+    for prefix in ["///", "//!", "//", "/**", "/*", "#", "--[[", "---", "--", ";", "*"] {
+        if let Some(rest) = t.strip_prefix(prefix) {
+            return rest.trim_end_matches("*/").trim_end_matches("]]").trim();
+        }
+    }
+    t.trim_end_matches("*/").trim()
+}
+
+fn truncate_chars(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}

@@ -1,0 +1,124 @@
+//! Plain data passed between the pipeline stages: what extraction produces and the store keeps.
+
+/// The kind of a definition node. Language constructs map onto this small, shared set
+/// (a struct is a `Class`, a trait or protocol an `Interface`, a namespace a `Module`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum NodeKind {
+    File,
+    Module,
+    Class,
+    Interface,
+    Enum,
+    Type,
+    Function,
+    Method,
+    Constant,
+}
+
+impl NodeKind {
+    pub const ALL: [NodeKind; 9] = [
+        NodeKind::File,
+        NodeKind::Module,
+        NodeKind::Class,
+        NodeKind::Interface,
+        NodeKind::Enum,
+        NodeKind::Type,
+        NodeKind::Function,
+        NodeKind::Method,
+        NodeKind::Constant,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeKind::File => "File",
+            NodeKind::Module => "Module",
+            NodeKind::Class => "Class",
+            NodeKind::Interface => "Interface",
+            NodeKind::Enum => "Enum",
+            NodeKind::Type => "Type",
+            NodeKind::Function => "Function",
+            NodeKind::Method => "Method",
+            NodeKind::Constant => "Constant",
+        }
+    }
+
+    /// Parses a kind name case-insensitively (`--kind method`).
+    pub fn parse(s: &str) -> Option<NodeKind> {
+        NodeKind::ALL
+            .into_iter()
+            .find(|k| k.as_str().eq_ignore_ascii_case(s))
+    }
+
+    /// Kinds whose members are methods (a function nested directly in one is a `Method`).
+    pub fn is_type_like(self) -> bool {
+        matches!(
+            self,
+            NodeKind::Class | NodeKind::Interface | NodeKind::Enum | NodeKind::Type
+        )
+    }
+}
+
+/// What a raw reference site is. Resolution into edges happens later, from these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RefKind {
+    /// A call site; `name` is the callee text (`self.save`, `os.path.join`, `new Foo`).
+    Call,
+    /// An import; `module` is what is imported from, `name` the imported item (if any).
+    Import,
+    /// A base class or extended type.
+    Inherits,
+    /// An implemented interface, trait or mixed-in module.
+    Implements,
+    /// A decorator, annotation or attribute applied to the definition.
+    Decorator,
+}
+
+impl RefKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RefKind::Call => "call",
+            RefKind::Import => "import",
+            RefKind::Inherits => "inherits",
+            RefKind::Implements => "implements",
+            RefKind::Decorator => "decorator",
+        }
+    }
+}
+
+/// One definition found in a file. `parent` indexes into the same file's node list;
+/// index 0 is always the file node itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExtractedNode {
+    pub kind: NodeKind,
+    pub name: String,
+    pub qualified_name: String,
+    pub parent: Option<usize>,
+    pub signature: Option<String>,
+    pub docstring: Option<String>,
+    /// 1-based line of the definition's name (for decorated Python code, the `def` line).
+    pub start_line: u32,
+    pub end_line: u32,
+    /// Byte range of the whole definition, decorators and annotations included.
+    pub start_byte: u32,
+    pub end_byte: u32,
+}
+
+/// A reference site inside a definition (`node` indexes the file's node list).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawRef {
+    pub node: usize,
+    pub kind: RefKind,
+    pub name: String,
+    pub module: Option<String>,
+    pub alias: Option<String>,
+    pub line: u32,
+}
+
+/// Everything extraction learns from one file: a pure function of (path, bytes, language).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FileExtract {
+    pub nodes: Vec<ExtractedNode>,
+    pub refs: Vec<RawRef>,
+    /// tree-sitter recovered from syntax errors somewhere in the file.
+    pub has_errors: bool,
+}
