@@ -61,6 +61,14 @@ pub fn extract(lang: &'static Language, path: &str, src: &str) -> FileExtract {
     out
 }
 
+/// A file that no grammar parses: only its file node.
+pub fn file_only(path: &str, src: &str) -> FileExtract {
+    FileExtract {
+        nodes: vec![file_node(path, src)],
+        ..FileExtract::default()
+    }
+}
+
 fn file_node(path: &str, src: &str) -> ExtractedNode {
     let lines = src.lines().count().max(1) as u32;
     ExtractedNode {
@@ -148,7 +156,12 @@ impl Walker<'_, '_> {
             kind = NodeKind::Method;
         }
         let mut qualified_name = parent.qualified_name.clone();
-        for part in def.scope.iter().map(String::as_str).chain([def.name.as_str()]) {
+        for part in def
+            .scope
+            .iter()
+            .map(String::as_str)
+            .chain([def.name.as_str()])
+        {
             if !qualified_name.is_empty() {
                 qualified_name.push('.');
             }
@@ -294,7 +307,9 @@ fn end_line(node: Node) -> u32 {
 
 fn strip_comment_markers(line: &str) -> &str {
     let t = line.trim();
-    for prefix in ["///", "//!", "//", "/**", "/*", "#", "--[[", "---", "--", ";", "*"] {
+    for prefix in [
+        "///", "//!", "//", "/**", "/*", "#", "--[[", "---", "--", ";", "*",
+    ] {
         if let Some(rest) = t.strip_prefix(prefix) {
             return rest.trim_end_matches("*/").trim_end_matches("]]").trim();
         }

@@ -1,8 +1,332 @@
+//! The `indexer` command line: parse arguments, call the library, print.
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand};
+use codebase_indexer::index::{self, IndexOptions, IndexSummary};
+use codebase_indexer::model::NodeKind;
+use codebase_indexer::store::{self, Mode};
+use codebase_indexer::{project, query};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "indexer",
+    version,
+    about = "Index a repository into a local SQLite knowledge graph and query it"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Args, Clone)]
+struct Target {
+    /// Database file to use instead of the project's cached one.
+    #[arg(long, global = true, value_name = "PATH")]
+    db: Option<PathBuf>,
+    /// Project name (default: the indexed folder's name).
+    #[arg(long, global = true, value_name = "NAME")]
+    project: Option<String>,
+    /// Print one JSON document on stdout.
+    #[arg(long, global = true)]
+    json: bool,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Index (or re-index incrementally) a repository.
+    Index {
+        /// Repository root.
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// Reuse the existing index and redo only changed files (the default when one exists).
+        #[arg(long, conflicts_with = "rebuild")]
+        incremental: bool,
+        /// Ignore any existing index and build from scratch.
+        #[arg(long)]
+        rebuild: bool,
+        /// Skip paths matching this gitignore-style glob (repeatable).
+        #[arg(long, value_name = "GLOB")]
+        exclude: Vec<String>,
+        /// Skip files larger than this many bytes.
+        #[arg(long, default_value_t = 1 << 20, value_name = "BYTES")]
+        max_file_bytes: u64,
+        /// Parallel parser threads (default: all cores).
+        #[arg(long, short = 'j', value_name = "N")]
+        jobs: Option<usize>,
+        /// List every skipped path with its reason.
+        #[arg(long, short = 'v')]
+        verbose: bool,
+        #[command(flatten)]
+        target: Target,
+    },
+    /// Show the project, its database and what it holds.
+    Status {
+        #[command(flatten)]
+        target: Target,
+    },
+    /// Full-text search over definitions (names, sub-tokens, signatures, docstrings).
+    Search {
+        query: String,
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        /// Only this kind (Function, Method, Class, Interface, Enum, Type, Constant, Module, File).
+        #[arg(long)]
+        kind: Option<String>,
+        #[command(flatten)]
+        target: Target,
+    },
+    /// Print the source of a definition (qualified name) or a file (path).
+    GetSource {
+        qualified_name: String,
+        #[command(flatten)]
+        target: Target,
+    },
+}
+
 fn main() {
-    let path = std::env::args().nth(1).unwrap();
-    let src = std::fs::read_to_string(&path).unwrap();
-    let lang = codebase_indexer::lang::for_path(&path).unwrap();
-    let x = codebase_indexer::extract::extract(lang, &path, &src);
-    for n in &x.nodes { println!("{:?} {} {} L{}-{} sig={:?} doc={:?}", n.kind, n.qualified_name, n.parent.unwrap_or(99), n.start_line, n.end_line, n.signature, n.docstring); }
-    for r in &x.refs { println!("  ref {} {:?} {} {:?} {:?} L{}", r.node, r.kind, r.name, r.module, r.alias, r.line); }
+    let cli = Cli::parse();
+    if let Err(e) = run(cli) {
+        // A closed pipe (`indexer search x | head`) is the reader's choice, not a failure.
+        let broken_pipe = e.chain().any(|c| {
+            c.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        });
+        if broken_pipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match cli.command {
+        Command::Index {
+            path,
+            incremental: _,
+            rebuild,
+            exclude,
+            max_file_bytes,
+            jobs,
+            verbose,
+            target,
+        } => {
+            let root = path
+                .canonicalize()
+                .with_context(|| format!("cannot index {}: no such directory", path.display()))?;
+            let db = match &target.db {
+                Some(db) => db.clone(),
+                None => project::db_for_root(&root, target.project.as_deref())?,
+            };
+            let name = target.project.clone().unwrap_or_else(|| {
+                root.file_name()
+                    .map_or("root".into(), |n| n.to_string_lossy().into_owned())
+            });
+            let jobs =
+                jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+            let bar = progress_bar();
+            let summary = index::run(&IndexOptions {
+                root,
+                db,
+                project: name,
+                excludes: exclude,
+                max_file_bytes,
+                jobs,
+                rebuild,
+                progress: bar.clone().map(|b| {
+                    Box::new(move |done: usize, total: usize| {
+                        b.set_length(total as u64);
+                        b.set_position(done as u64);
+                    }) as Box<dyn Fn(usize, usize)>
+                }),
+            });
+            if let Some(b) = bar {
+                b.finish_and_clear();
+            }
+            let summary = summary?;
+            if target.json {
+                print_json(&summary)
+            } else {
+                print_summary(&summary, verbose)
+            }
+        }
+        Command::Status { target } => {
+            let db = project::locate(target.db.as_deref(), target.project.as_deref())?;
+            let conn = store::open(&db, Mode::ReadOnly)?;
+            let s = query::status(&conn, &db)?;
+            if target.json {
+                return print_json(&s);
+            }
+            writeln!(out, "project   {}", s.project.as_deref().unwrap_or("?"))?;
+            writeln!(out, "root      {}", s.root.as_deref().unwrap_or("?"))?;
+            writeln!(out, "database  {} ({})", s.db, human_bytes(s.db_bytes))?;
+            writeln!(
+                out,
+                "contents  {} files, {} nodes, {} reference sites, {} edges",
+                s.files, s.nodes, s.refs, s.edges
+            )?;
+            writeln!(out, "languages {}", join_counts(&s.languages))?;
+            writeln!(out, "nodes     {}", join_counts(&s.nodes_by_kind))?;
+            writeln!(out, "refs      {}", join_counts(&s.refs_by_kind))?;
+            if s.syntax_error_files > 0 {
+                writeln!(
+                    out,
+                    "files with syntax errors (partially extracted): {}",
+                    s.syntax_error_files
+                )?;
+            }
+            Ok(())
+        }
+        Command::Search {
+            query,
+            limit,
+            kind,
+            target,
+        } => {
+            let kind = kind
+                .map(|k| {
+                    NodeKind::parse(&k).with_context(|| {
+                        format!(
+                            "unknown kind {k:?}: use one of {}",
+                            NodeKind::ALL.map(NodeKind::as_str).join(", ")
+                        )
+                    })
+                })
+                .transpose()?;
+            let conn = open_for_query(&target)?;
+            let hits = query::search(&conn, &query, limit, kind)?;
+            if target.json {
+                return print_json(&serde_json::json!({ "query": query, "hits": hits }));
+            }
+            if hits.is_empty() {
+                eprintln!("no matches for {query:?}");
+            }
+            for h in hits {
+                writeln!(
+                    out,
+                    "{:<9} {}  {}:{}",
+                    h.kind, h.qualified_name, h.path, h.start_line
+                )?;
+                if let Some(sig) = h.signature.as_deref().and_then(|s| s.lines().last()) {
+                    writeln!(out, "          {sig}")?;
+                }
+            }
+            Ok(())
+        }
+        Command::GetSource {
+            qualified_name,
+            target,
+        } => {
+            let conn = open_for_query(&target)?;
+            let src = query::get_source(&conn, &qualified_name)?;
+            if target.json {
+                return print_json(&src);
+            }
+            writeln!(
+                out,
+                "# {} ({}) {}:{}-{}",
+                src.qualified_name, src.kind, src.path, src.start_line, src.end_line
+            )?;
+            write!(out, "{}", src.source)?;
+            if !src.source.ends_with('\n') {
+                writeln!(out)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+fn open_for_query(target: &Target) -> Result<rusqlite::Connection> {
+    let db = project::locate(target.db.as_deref(), target.project.as_deref())?;
+    store::open(&db, Mode::ReadOnly)
+}
+
+fn progress_bar() -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(0);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} indexing {pos}/{len} files {wide_bar}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    Some(bar)
+}
+
+fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+fn print_summary(s: &IndexSummary, verbose: bool) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "indexed {} ({} run) in {:.2}s -> {}",
+        s.root,
+        s.mode,
+        s.elapsed_ms as f64 / 1000.0,
+        s.db
+    )?;
+    writeln!(
+        out,
+        "files     {} in index: {} extracted, {} unchanged, {} removed",
+        s.files, s.extracted, s.unchanged, s.removed
+    )?;
+    writeln!(out, "languages {}", join_counts(&s.languages))?;
+    writeln!(out, "nodes     {}", join_counts(&s.nodes_by_kind))?;
+    let skipped: usize = s.skipped.values().sum();
+    if skipped > 0 {
+        writeln!(out, "skipped   {skipped}: {}", join_counts(&s.skipped))?;
+    }
+    if s.syntax_error_files > 0 {
+        writeln!(
+            out,
+            "recovered {} files with syntax errors (what parsed is indexed)",
+            s.syntax_error_files
+        )?;
+    }
+    if s.invalid_utf8_files > 0 {
+        writeln!(
+            out,
+            "replaced  invalid UTF-8 in {} files (indexed with U+FFFD)",
+            s.invalid_utf8_files
+        )?;
+    }
+    if verbose {
+        for (reason, paths) in &s.skipped_paths {
+            for p in paths {
+                writeln!(out, "skip {:<15} {p}", reason.as_str())?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn join_counts<K: std::fmt::Display, V: std::fmt::Display>(
+    m: &std::collections::BTreeMap<K, V>,
+) -> String {
+    if m.is_empty() {
+        return "none".into();
+    }
+    m.iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    format!("{v:.1} {}", UNITS[u])
 }

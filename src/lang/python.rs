@@ -13,7 +13,10 @@ impl Rules for Python {
         match node.kind() {
             "function_definition" | "class_definition" => {
                 // A decorated definition is reported from its `decorated_definition` wrapper.
-                if node.parent().is_some_and(|p| p.kind() == "decorated_definition") {
+                if node
+                    .parent()
+                    .is_some_and(|p| p.kind() == "decorated_definition")
+                {
                     return None;
                 }
                 self.def_of(node, node, cx)

@@ -1,0 +1,390 @@
+//! `indexer index`: walk, read and extract in parallel, write from one thread in one
+//! transaction. A first run (or `--rebuild`) builds a new database file beside the old one and
+//! renames it into place; later runs update the existing database incrementally in a single
+//! transaction. Either way a killed run leaves the previous good database.
+
+use crate::extract::extract;
+use crate::lang;
+use crate::model::FileExtract;
+use crate::store::{self, writer, FileRecord, Mode, Writer};
+use crate::walk::{self, Candidate, ContentClass, SkipReason, Skipped, WalkOptions};
+use anyhow::{Context, Result};
+use rusqlite::Connection;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Instant;
+
+pub struct IndexOptions {
+    pub root: PathBuf,
+    pub db: PathBuf,
+    pub project: String,
+    pub excludes: Vec<String>,
+    pub max_file_bytes: u64,
+    pub jobs: usize,
+    /// Ignore any existing database and build from scratch.
+    pub rebuild: bool,
+    /// Called with (done, total) as files are processed.
+    pub progress: Option<Box<dyn Fn(usize, usize)>>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct IndexSummary {
+    pub project: String,
+    pub root: String,
+    pub db: String,
+    pub mode: &'static str,
+    pub files: usize,
+    pub extracted: usize,
+    pub unchanged: usize,
+    pub removed: usize,
+    pub skipped: BTreeMap<&'static str, usize>,
+    #[serde(skip)]
+    pub skipped_paths: Skipped,
+    pub syntax_error_files: usize,
+    pub invalid_utf8_files: usize,
+    pub languages: BTreeMap<String, usize>,
+    pub nodes_by_kind: BTreeMap<String, i64>,
+    pub elapsed_ms: u128,
+}
+
+/// What reading and extracting one file produced.
+enum Outcome {
+    /// Same bytes as stored: only the modification time moved.
+    SameContent,
+    Extracted(Box<Extracted>),
+    Skipped(SkipReason),
+}
+
+struct Extracted {
+    language: &'static str,
+    hash: String,
+    flags: i64,
+    content: String,
+    extract: FileExtract,
+}
+
+/// What the database already knows about a file.
+struct Known {
+    size: u64,
+    mtime_ns: i64,
+    hash: String,
+}
+
+pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
+    let started = Instant::now();
+    let (candidates, mut skipped) = walk::walk(&WalkOptions {
+        root: &opts.root,
+        excludes: &opts.excludes,
+        max_file_bytes: opts.max_file_bytes,
+        threads: opts.jobs,
+    })?;
+    if let Some(dir) = opts.db.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    remove_stale_temporaries(&opts.db);
+
+    let incremental = !opts.rebuild && opts.db.exists();
+    let temp = temp_path(&opts.db);
+    let mut conn = if incremental {
+        store::open(&opts.db, Mode::ReadWrite)?
+    } else {
+        let _ = std::fs::remove_file(&temp);
+        store::create(&temp, Mode::Bulk)?
+    };
+    let known = if incremental {
+        load_known(&conn)?
+    } else {
+        HashMap::new()
+    };
+
+    let mut summary = IndexSummary {
+        project: opts.project.clone(),
+        root: opts.root.display().to_string(),
+        db: opts.db.display().to_string(),
+        mode: if incremental { "incremental" } else { "full" },
+        files: 0,
+        extracted: 0,
+        unchanged: 0,
+        removed: 0,
+        skipped: BTreeMap::new(),
+        skipped_paths: Skipped::new(),
+        syntax_error_files: 0,
+        invalid_utf8_files: 0,
+        languages: BTreeMap::new(),
+        nodes_by_kind: BTreeMap::new(),
+        elapsed_ms: 0,
+    };
+
+    // Files whose size and mtime match the database are unchanged without being read.
+    let (unchanged, to_read): (Vec<&Candidate>, Vec<&Candidate>) =
+        candidates.iter().partition(|c| {
+            known
+                .get(c.path.as_str())
+                .is_some_and(|k| k.size == c.size && k.mtime_ns == c.mtime_ns)
+        });
+    summary.unchanged = unchanged.len();
+
+    let tx = conn.transaction()?;
+    {
+        let mut writer = Writer::new(&tx, incremental);
+        let total = to_read.len();
+        let mut done = 0usize;
+        process_in_order(
+            &to_read,
+            opts.jobs,
+            |c| read_and_extract(c, known.get(c.path.as_str())),
+            |i, outcome| {
+                let c = to_read[i];
+                let was_known = known.contains_key(c.path.as_str());
+                match outcome {
+                    Outcome::SameContent => {
+                        writer.touch_file(&c.path, c.mtime_ns)?;
+                        summary.unchanged += 1;
+                    }
+                    Outcome::Extracted(x) => {
+                        if was_known {
+                            writer.delete_file(&c.path)?;
+                        }
+                        if x.flags & writer::FLAG_SYNTAX_ERRORS != 0 {
+                            summary.syntax_error_files += 1;
+                        }
+                        if x.flags & writer::FLAG_INVALID_UTF8 != 0 {
+                            summary.invalid_utf8_files += 1;
+                        }
+                        writer.insert_file(
+                            &FileRecord {
+                                path: &c.path,
+                                language: x.language,
+                                size: c.size,
+                                mtime_ns: c.mtime_ns,
+                                hash: &x.hash,
+                                flags: x.flags,
+                                content: &x.content,
+                            },
+                            &x.extract,
+                        )?;
+                        summary.extracted += 1;
+                    }
+                    Outcome::Skipped(reason) => {
+                        if was_known {
+                            writer.delete_file(&c.path)?;
+                            summary.removed += 1;
+                        }
+                        skipped.entry(reason).or_default().push(c.path.clone());
+                    }
+                }
+                done += 1;
+                if let Some(p) = &opts.progress {
+                    p(done, total);
+                }
+                Ok(())
+            },
+        )?;
+        // Files gone from the tree (or now filtered out) leave the database.
+        let present: std::collections::HashSet<&str> =
+            candidates.iter().map(|c| c.path.as_str()).collect();
+        let mut gone: Vec<&String> = known
+            .keys()
+            .filter(|p| !present.contains(p.as_str()))
+            .collect();
+        gone.sort();
+        for path in gone {
+            writer.delete_file(path)?;
+            summary.removed += 1;
+        }
+        writer.finish()?;
+        store::set_meta(&tx, "root", &opts.root.to_string_lossy())?;
+        store::set_meta(&tx, "project", &opts.project)?;
+    }
+    tx.commit()?;
+
+    fill_counts(&conn, &mut summary)?;
+    if incremental {
+        drop(conn);
+    } else {
+        // A finished build becomes the database in one rename; until then the old one stands.
+        conn.execute_batch("PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = WAL;")?;
+        drop(conn);
+        for suffix in ["-wal", "-shm"] {
+            let _ = std::fs::remove_file(with_suffix(&opts.db, suffix));
+        }
+        std::fs::rename(&temp, &opts.db).with_context(|| {
+            format!(
+                "cannot move the new index into place at {}",
+                opts.db.display()
+            )
+        })?;
+    }
+    for list in skipped.values_mut() {
+        list.sort();
+    }
+    summary.skipped = skipped.iter().map(|(r, v)| (r.as_str(), v.len())).collect();
+    summary.skipped_paths = skipped;
+    summary.elapsed_ms = started.elapsed().as_millis();
+    Ok(summary)
+}
+
+fn read_and_extract(c: &Candidate, known: Option<&Known>) -> Outcome {
+    let bytes = match std::fs::read(&c.abs) {
+        Ok(b) => b,
+        Err(_) => return Outcome::Skipped(SkipReason::Unreadable),
+    };
+    match walk::classify_content(&bytes) {
+        ContentClass::Binary => return Outcome::Skipped(SkipReason::Binary),
+        ContentClass::Generated => return Outcome::Skipped(SkipReason::Generated),
+        ContentClass::Text => {}
+    }
+    let hash = blake3::hash(&bytes).to_hex().to_string();
+    if known.is_some_and(|k| k.hash == hash) {
+        return Outcome::SameContent;
+    }
+    let mut flags = 0;
+    let content = match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => {
+            flags |= writer::FLAG_INVALID_UTF8;
+            String::from_utf8_lossy(e.as_bytes()).into_owned()
+        }
+    };
+    if walk::is_test_path(&c.path) {
+        flags |= writer::FLAG_TEST;
+    }
+    let (language, extract) = match lang::for_path(&c.path) {
+        Some(l) => (l.name, extract(l, &c.path, &content)),
+        None => (
+            walk::text_language(&c.path),
+            crate::extract::file_only(&c.path, &content),
+        ),
+    };
+    if extract.has_errors {
+        flags |= writer::FLAG_SYNTAX_ERRORS;
+    }
+    Outcome::Extracted(Box::new(Extracted {
+        language,
+        hash,
+        flags,
+        content,
+        extract,
+    }))
+}
+
+/// Runs `work` over `items` on `jobs` threads and hands results to `sink` in item order, so
+/// the database is written in the same order every time. Workers stay at most a bounded
+/// window ahead of the writer, which bounds memory.
+fn process_in_order<T: Sync, R: Send>(
+    items: &[T],
+    jobs: usize,
+    work: impl Fn(&T) -> R + Sync,
+    mut sink: impl FnMut(usize, R) -> Result<()>,
+) -> Result<()> {
+    let jobs = jobs.max(1);
+    let window = jobs * 16;
+    let next = AtomicUsize::new(0);
+    let written = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::sync_channel::<(usize, R)>(window);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            let tx = tx.clone();
+            let (next, written, work) = (&next, &written, &work);
+            scope.spawn(move || loop {
+                while next.load(Ordering::Relaxed) >= written.load(Ordering::Relaxed) + window {
+                    std::thread::sleep(std::time::Duration::from_micros(200));
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= items.len() {
+                    break;
+                }
+                if tx.send((i, work(&items[i]))).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        let mut pending: BTreeMap<usize, R> = BTreeMap::new();
+        let mut expected = 0usize;
+        let result = (|| {
+            for (i, r) in rx.iter() {
+                pending.insert(i, r);
+                while let Some(r) = pending.remove(&expected) {
+                    sink(expected, r)?;
+                    expected += 1;
+                    written.store(expected, Ordering::Relaxed);
+                }
+            }
+            Ok(())
+        })();
+        if result.is_err() {
+            // Let the workers finish quickly: nothing more will be written.
+            next.store(items.len(), Ordering::Relaxed);
+            written.store(usize::MAX / 2, Ordering::Relaxed);
+        }
+        drop(rx);
+        result
+    })
+}
+
+fn load_known(conn: &Connection) -> Result<HashMap<String, Known>> {
+    let mut q = conn.prepare("SELECT path, size, mtime_ns, hash FROM files")?;
+    let rows = q.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            Known {
+                size: r.get::<_, i64>(1)? as u64,
+                mtime_ns: r.get(2)?,
+                hash: r.get(3)?,
+            },
+        ))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+fn fill_counts(conn: &Connection, s: &mut IndexSummary) -> Result<()> {
+    s.files = conn.query_row("SELECT count(*) FROM files", [], |r| r.get::<_, i64>(0))? as usize;
+    let mut q = conn.prepare("SELECT language, count(*) FROM files GROUP BY language")?;
+    for row in q.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))? {
+        let (l, n) = row?;
+        s.languages.insert(l, n as usize);
+    }
+    let mut q = conn.prepare("SELECT kind, count(*) FROM nodes GROUP BY kind")?;
+    for row in q.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))? {
+        let (k, n) = row?;
+        s.nodes_by_kind.insert(k, n);
+    }
+    Ok(())
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+fn temp_path(db: &Path) -> PathBuf {
+    with_suffix(db, &format!(".tmp-{}", std::process::id()))
+}
+
+/// Removes half-built databases left by killed runs (their process is gone).
+fn remove_stale_temporaries(db: &Path) {
+    let (Some(dir), Some(name)) = (db.parent(), db.file_name()) else {
+        return;
+    };
+    let prefix = format!("{}.tmp-", name.to_string_lossy());
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let file = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = file.strip_prefix(&prefix) else {
+            continue;
+        };
+        let alive = pid
+            .parse::<u32>()
+            .is_ok_and(|p| Path::new(&format!("/proc/{p}")).exists());
+        if !alive {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}

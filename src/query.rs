@@ -1,0 +1,249 @@
+//! Read-only questions answered from the database alone: search, source of a definition,
+//! and the project's status. None of them re-parses the repository.
+
+use crate::model::NodeKind;
+use crate::store;
+use crate::text::split_identifier;
+use anyhow::{bail, Result};
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+#[derive(Debug, Serialize)]
+pub struct Hit {
+    pub qualified_name: String,
+    pub name: String,
+    pub kind: String,
+    pub path: String,
+    pub start_line: i64,
+    pub end_line: i64,
+    pub signature: Option<String>,
+    pub score: f64,
+}
+
+/// Full-text search over names, qualified names, identifier sub-tokens, signatures and
+/// docstrings, ranked by bm25 (higher score is better; test code counts half). A definition
+/// whose name is the query (`url_for`, or `url for`) comes first. All query words must match; when that
+/// finds nothing, any word may.
+pub fn search(
+    conn: &Connection,
+    query: &str,
+    limit: usize,
+    kind: Option<NodeKind>,
+) -> Result<Vec<Hit>> {
+    let words = query_words(query);
+    if words.is_empty() {
+        bail!("the search query {query:?} has no words to look for");
+    }
+    let all = words.join(" AND ");
+    let mut hits = run_search(conn, &all, query, limit, kind)?;
+    if hits.is_empty() && words.len() > 1 {
+        hits = run_search(conn, &words.join(" OR "), query, limit, kind)?;
+    }
+    Ok(hits)
+}
+
+/// Query words as FTS5 prefix terms, quoted so no user text is read as FTS syntax.
+/// `getUser` also matches its sub-tokens (`get user`).
+fn query_words(query: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for raw in query.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+        if raw.is_empty() {
+            continue;
+        }
+        let whole = raw.to_lowercase();
+        let parts = split_identifier(raw);
+        let term = if parts.contains(' ') {
+            let sub = parts
+                .split(' ')
+                .map(|p| format!("\"{p}\"*"))
+                .collect::<Vec<_>>()
+                .join(" AND ");
+            format!("(\"{whole}\"* OR ({sub}))")
+        } else {
+            format!("\"{whole}\"*")
+        };
+        out.push(term);
+    }
+    out
+}
+
+fn run_search(
+    conn: &Connection,
+    fts_query: &str,
+    raw_query: &str,
+    limit: usize,
+    kind: Option<NodeKind>,
+) -> Result<Vec<Hit>> {
+    let mut q = conn.prepare_cached(
+        "SELECT n.qualified_name, n.name, n.kind, f.path, n.start_line, n.end_line, n.signature, \
+                -bm25(nodes_fts, 10.0, 4.0, 6.0, 1.0, 0.5) \
+                    * CASE WHEN f.flags & 1 THEN 0.5 ELSE 1.0 END AS score \
+         FROM nodes_fts JOIN nodes n ON n.id = nodes_fts.rowid JOIN files f ON f.id = n.file_id \
+         WHERE nodes_fts MATCH ?1 AND (?2 IS NULL OR n.kind = ?2) \
+         ORDER BY (n.name = ?3 OR n.name_tokens = ?5) DESC, score DESC, n.qualified_name \
+         LIMIT ?4",
+    )?;
+    let rows = q.query_map(
+        params![
+            fts_query,
+            kind.map(NodeKind::as_str),
+            raw_query.trim(),
+            limit as i64,
+            split_identifier(raw_query)
+        ],
+        |r| {
+            Ok(Hit {
+                qualified_name: r.get(0)?,
+                name: r.get(1)?,
+                kind: r.get(2)?,
+                path: r.get(3)?,
+                start_line: r.get(4)?,
+                end_line: r.get(5)?,
+                signature: r.get(6)?,
+                score: r.get(7)?,
+            })
+        },
+    )?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+#[derive(Debug, Serialize)]
+pub struct Source {
+    pub qualified_name: String,
+    pub kind: String,
+    pub path: String,
+    pub start_line: i64,
+    pub end_line: i64,
+    pub signature: Option<String>,
+    pub docstring: Option<String>,
+    pub source: String,
+}
+
+/// The source of a definition by qualified name, or of a file by path. A name that is not
+/// exact is tried as a short name or a qualified-name suffix when that is unambiguous.
+pub fn get_source(conn: &Connection, target: &str) -> Result<Source> {
+    let id = resolve_target(conn, target)?;
+    let mut q = conn.prepare_cached(
+        "SELECT n.qualified_name, n.kind, f.path, n.start_line, n.end_line, n.signature, \
+                n.docstring, CAST(substr(CAST(c.content AS BLOB), n.start_byte + 1, \
+                n.end_byte - n.start_byte) AS TEXT) \
+         FROM nodes n JOIN files f ON f.id = n.file_id \
+         JOIN file_contents c ON c.file_id = n.file_id WHERE n.id = ?1",
+    )?;
+    Ok(q.query_row([id], |r| {
+        let start_line: i64 = r.get(3)?;
+        Ok(Source {
+            qualified_name: r.get(0)?,
+            kind: r.get(1)?,
+            path: r.get(2)?,
+            start_line,
+            end_line: r.get(4)?,
+            signature: r.get(5)?,
+            docstring: r.get(6)?,
+            source: r.get(7)?,
+        })
+    })?)
+}
+
+fn resolve_target(conn: &Connection, target: &str) -> Result<i64> {
+    let exact: Option<i64> = conn
+        .query_row(
+            "SELECT id FROM nodes WHERE qualified_name = ?1 ORDER BY id LIMIT 1",
+            [target],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if let Some(id) = exact {
+        return Ok(id);
+    }
+    let file: Option<i64> = conn
+        .query_row(
+            "SELECT n.id FROM files f JOIN nodes n ON n.file_id = f.id AND n.kind = 'File' \
+             WHERE f.path = ?1",
+            [target.trim_start_matches("./")],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if let Some(id) = file {
+        return Ok(id);
+    }
+    let mut q = conn.prepare(
+        "SELECT id, qualified_name FROM nodes WHERE name = ?1 OR qualified_name LIKE ?2 ESCAPE '\\' \
+         ORDER BY qualified_name LIMIT 11",
+    )?;
+    let escaped = target
+        .replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_");
+    let candidates: Vec<(i64, String)> = q
+        .query_map(params![target, format!("%.{escaped}")], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    match candidates.len() {
+        0 => bail!("nothing named {target:?} in the index: try `indexer search {target}`"),
+        1 => Ok(candidates[0].0),
+        n => bail!(
+            "{target:?} is ambiguous{}; pass one of:\n  {}",
+            if n > 10 { " (first 10 shown)" } else { "" },
+            candidates
+                .iter()
+                .take(10)
+                .map(|(_, qn)| qn.as_str())
+                .collect::<Vec<_>>()
+                .join("\n  ")
+        ),
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct Status {
+    pub project: Option<String>,
+    pub root: Option<String>,
+    pub db: String,
+    pub db_bytes: u64,
+    pub schema_version: i32,
+    pub files: i64,
+    pub nodes: i64,
+    pub refs: i64,
+    pub edges: i64,
+    pub syntax_error_files: i64,
+    pub languages: BTreeMap<String, i64>,
+    pub nodes_by_kind: BTreeMap<String, i64>,
+    pub refs_by_kind: BTreeMap<String, i64>,
+}
+
+pub fn status(conn: &Connection, db: &Path) -> Result<Status> {
+    let count = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0));
+    let grouped = |sql: &str| -> Result<BTreeMap<String, i64>> {
+        let mut q = conn.prepare(sql)?;
+        let rows = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    };
+    let db_bytes = ["", "-wal"]
+        .iter()
+        .filter_map(|s| {
+            let mut p = db.as_os_str().to_owned();
+            p.push(s);
+            std::fs::metadata(p).ok()
+        })
+        .map(|m| m.len())
+        .sum();
+    Ok(Status {
+        project: store::get_meta(conn, "project")?,
+        root: store::get_meta(conn, "root")?,
+        db: db.display().to_string(),
+        db_bytes,
+        schema_version: conn.query_row("PRAGMA user_version", [], |r| r.get(0))?,
+        files: count("SELECT count(*) FROM files")?,
+        nodes: count("SELECT count(*) FROM nodes")?,
+        refs: count("SELECT count(*) FROM refs")?,
+        edges: count("SELECT count(*) FROM edges")?,
+        syntax_error_files: count("SELECT count(*) FROM files WHERE flags & 2")?,
+        languages: grouped("SELECT language, count(*) FROM files GROUP BY language")?,
+        nodes_by_kind: grouped("SELECT kind, count(*) FROM nodes GROUP BY kind")?,
+        refs_by_kind: grouped("SELECT kind, count(*) FROM refs GROUP BY kind")?,
+    })
+}

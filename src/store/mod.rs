@@ -1,0 +1,135 @@
+//! The SQLite database: opening with the right pragmas, schema migrations, and the checks
+//! that refuse a foreign, corrupt or newer database with a message that says what to do.
+
+pub mod writer;
+
+pub use writer::{FileRecord, Writer};
+
+use anyhow::{bail, Context, Result};
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use std::path::Path;
+
+/// `PRAGMA application_id` of our databases ("CBIX"): tells ours from any other SQLite file.
+pub const APPLICATION_ID: i32 = 0x4342_4958;
+
+/// Numbered migrations, applied in order; `PRAGMA user_version` records how many ran.
+const MIGRATIONS: &[&str] = &[include_str!("../../migrations/0001_initial.sql")];
+
+pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
+
+/// How the connection will be used.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    ReadOnly,
+    ReadWrite,
+    /// A fresh database being filled in one go; a crash discards it, so no journal is needed.
+    Bulk,
+}
+
+/// Opens an existing database of ours, checking what it is before touching it.
+pub fn open(path: &Path, mode: Mode) -> Result<Connection> {
+    if !path.exists() {
+        bail!(
+            "no index at {}: run `indexer index PATH` first (or pass --db)",
+            path.display()
+        );
+    }
+    let flags = match mode {
+        Mode::ReadOnly => OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        _ => OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    };
+    let conn = Connection::open_with_flags(path, flags)
+        .with_context(|| format!("cannot open database {}", path.display()))?;
+    check_identity(&conn, path)?;
+    configure(&conn, mode)?;
+    Ok(conn)
+}
+
+/// Creates a new, empty database at `path` with the current schema.
+pub fn create(path: &Path, mode: Mode) -> Result<Connection> {
+    let conn = Connection::open(path)
+        .with_context(|| format!("cannot create database {}", path.display()))?;
+    configure(&conn, mode)?;
+    conn.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID};"))?;
+    migrate(&conn)?;
+    Ok(conn)
+}
+
+fn configure(conn: &Connection, mode: Mode) -> Result<()> {
+    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    let pragmas = match mode {
+        Mode::ReadOnly => "PRAGMA query_only = ON; PRAGMA cache_size = -65536;",
+        Mode::ReadWrite => {
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+             PRAGMA cache_size = -131072; PRAGMA temp_store = MEMORY;"
+        }
+        Mode::Bulk => {
+            "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; \
+             PRAGMA cache_size = -262144; PRAGMA temp_store = MEMORY; PRAGMA locking_mode = EXCLUSIVE;"
+        }
+    };
+    conn.execute_batch(pragmas)
+        .map_err(|e| describe_sqlite_error(e.into()))?;
+    Ok(())
+}
+
+/// Refuses databases that are not ours, are corrupt, or were written by a newer version.
+fn check_identity(conn: &Connection, path: &Path) -> Result<()> {
+    let app_id: i32 = conn
+        .query_row("PRAGMA application_id", [], |r| r.get(0))
+        .map_err(|e| describe_sqlite_error(e.into()))
+        .with_context(|| format!("{} is not a readable SQLite database", path.display()))?;
+    if app_id != APPLICATION_ID {
+        bail!(
+            "{} is not a codebase-indexer database (application_id {app_id:#x}); \
+             refusing to touch it: pass a different --db",
+            path.display()
+        );
+    }
+    let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version > SCHEMA_VERSION {
+        bail!(
+            "{} has schema version {version}, newer than this indexer understands ({SCHEMA_VERSION}): \
+             upgrade indexer",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+fn describe_sqlite_error(e: anyhow::Error) -> anyhow::Error {
+    let msg = e.to_string();
+    if msg.contains("not a database") || msg.contains("malformed") {
+        e.context("the database file is corrupt: rebuild it with `indexer index PATH --rebuild`")
+    } else {
+        e
+    }
+}
+
+/// Brings an older schema up to date, one migration per transaction.
+pub fn migrate(conn: &Connection) -> Result<()> {
+    let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
+        let tx = conn.unchecked_transaction()?;
+        tx.execute_batch(sql)
+            .with_context(|| format!("applying migration {}", i + 1))?;
+        tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+pub fn get_meta(conn: &Connection, key: &str) -> Result<Option<String>> {
+    Ok(conn
+        .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+        .optional()?)
+}
+
+pub fn set_meta(conn: &Connection, key: &str, value: &str) -> Result<()> {
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES (?1, ?2) \
+         ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        [key, value],
+    )?;
+    Ok(())
+}

@@ -1,0 +1,224 @@
+//! The single writer: inserts and deletes whole files (row, content, nodes, references) with
+//! content-derived ids, and keeps qualified names unique.
+
+use crate::model::FileExtract;
+use crate::text::split_identifier;
+use anyhow::{bail, Context, Result};
+use rusqlite::{params, Connection, OptionalExtension};
+use std::collections::BTreeSet;
+
+/// Node ids are `file id << ORDINAL_BITS | ordinal within the file`: a file's nodes form one
+/// contiguous id range, and the same file content always gets the same ids.
+pub const ORDINAL_BITS: u32 = 19;
+const FILE_ID_BITS: u32 = 63 - ORDINAL_BITS;
+
+/// The id of a file: a hash of its path.
+pub fn file_id(path: &str) -> i64 {
+    let h = blake3::hash(path.as_bytes());
+    let b = h.as_bytes();
+    let v = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+    (v >> (64 - FILE_ID_BITS)) as i64
+}
+
+fn node_range(file_id: i64) -> (i64, i64) {
+    (file_id << ORDINAL_BITS, (file_id + 1) << ORDINAL_BITS)
+}
+
+/// The row describing one file.
+pub struct FileRecord<'a> {
+    pub path: &'a str,
+    pub language: &'a str,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub hash: &'a str,
+    pub flags: i64,
+    pub content: &'a str,
+}
+
+pub const FLAG_TEST: i64 = 1;
+pub const FLAG_SYNTAX_ERRORS: i64 = 2;
+pub const FLAG_INVALID_UTF8: i64 = 4;
+
+/// Writes inside one transaction opened by the caller; remembers which qualified names it
+/// touched so `finish` can re-number exactly the names that may have changed.
+pub struct Writer<'c> {
+    conn: &'c Connection,
+    touched: BTreeSet<String>,
+    track_touched: bool,
+}
+
+impl<'c> Writer<'c> {
+    /// `track_touched` is off for a full build, which re-numbers every repeated name at the end.
+    pub fn new(conn: &'c Connection, track_touched: bool) -> Self {
+        Writer {
+            conn,
+            touched: BTreeSet::new(),
+            track_touched,
+        }
+    }
+
+    pub fn insert_file(&mut self, rec: &FileRecord, extract: &FileExtract) -> Result<()> {
+        let fid = file_id(rec.path);
+        let existing: Option<String> = self
+            .conn
+            .prepare_cached("SELECT path FROM files WHERE id = ?1")?
+            .query_row([fid], |r| r.get(0))
+            .optional()?;
+        if let Some(other) = existing {
+            bail!(
+                "file id collision between {other} and {}: exclude one of them with --exclude",
+                rec.path
+            );
+        }
+        let lines = extract.nodes.first().map_or(0, |n| n.end_line);
+        self.conn
+            .prepare_cached(
+                "INSERT INTO files(id, path, language, size, mtime_ns, hash, lines, flags) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )?
+            .execute(params![
+                fid,
+                rec.path,
+                rec.language,
+                rec.size as i64,
+                rec.mtime_ns,
+                rec.hash,
+                lines,
+                rec.flags
+            ])
+            .with_context(|| format!("storing {}", rec.path))?;
+        self.conn
+            .prepare_cached("INSERT INTO file_contents(file_id, content) VALUES (?1, ?2)")?
+            .execute(params![fid, rec.content])?;
+
+        let base = fid << ORDINAL_BITS;
+        let mut insert_node = self.conn.prepare_cached(
+            "INSERT INTO nodes(id, file_id, kind, name, qualified_name, parent_id, signature, \
+             docstring, start_line, end_line, start_byte, end_byte, name_tokens) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+        )?;
+        for (i, n) in extract.nodes.iter().enumerate() {
+            insert_node.execute(params![
+                base + i as i64,
+                fid,
+                n.kind.as_str(),
+                n.name,
+                n.qualified_name,
+                n.parent.map(|p| base + p as i64),
+                n.signature,
+                n.docstring,
+                n.start_line,
+                n.end_line,
+                n.start_byte,
+                n.end_byte,
+                split_identifier(&n.name),
+            ])?;
+            if self.track_touched {
+                self.touched.insert(n.qualified_name.clone());
+            }
+        }
+        let mut insert_ref = self.conn.prepare_cached(
+            "INSERT INTO refs(node_id, seq, kind, name, module, alias, line) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        for (seq, r) in extract.refs.iter().enumerate() {
+            insert_ref.execute(params![
+                base + r.node as i64,
+                seq as i64,
+                r.kind.as_str(),
+                r.name,
+                r.module,
+                r.alias,
+                r.line
+            ])?;
+        }
+        Ok(())
+    }
+
+    /// Removes a file and everything extracted from it.
+    pub fn delete_file(&mut self, path: &str) -> Result<()> {
+        let fid = file_id(path);
+        let (lo, hi) = node_range(fid);
+        if self.track_touched {
+            let mut q = self
+                .conn
+                .prepare_cached("SELECT qualified_name FROM nodes WHERE id >= ?1 AND id < ?2")?;
+            let names = q.query_map([lo, hi], |r| r.get::<_, String>(0))?;
+            for name in names {
+                self.touched.insert(base_name(&name?).to_string());
+            }
+        }
+        self.conn
+            .prepare_cached("DELETE FROM refs WHERE node_id >= ?1 AND node_id < ?2")?
+            .execute([lo, hi])?;
+        self.conn
+            .prepare_cached("DELETE FROM edges WHERE source_id >= ?1 AND source_id < ?2")?
+            .execute([lo, hi])?;
+        self.conn
+            .prepare_cached("DELETE FROM nodes WHERE id >= ?1 AND id < ?2")?
+            .execute([lo, hi])?;
+        self.conn
+            .prepare_cached("DELETE FROM file_contents WHERE file_id = ?1")?
+            .execute([fid])?;
+        self.conn
+            .prepare_cached("DELETE FROM files WHERE id = ?1")?
+            .execute([fid])?;
+        Ok(())
+    }
+
+    /// Records a new modification time for a file whose content did not change.
+    pub fn touch_file(&mut self, path: &str, mtime_ns: i64) -> Result<()> {
+        self.conn
+            .prepare_cached("UPDATE files SET mtime_ns = ?1 WHERE id = ?2")?
+            .execute(params![mtime_ns, file_id(path)])?;
+        Ok(())
+    }
+
+    /// Makes qualified names unique: among nodes sharing a name, ordered by (path, byte),
+    /// the first keeps it and the k-th becomes `name#k`. Only names touched by this run are
+    /// re-numbered, so the outcome equals a full rebuild's.
+    pub fn finish(self) -> Result<()> {
+        let names: Vec<String> = if self.track_touched {
+            self.touched.into_iter().collect()
+        } else {
+            let mut q = self.conn.prepare(
+                "SELECT qualified_name FROM nodes GROUP BY qualified_name HAVING count(*) > 1",
+            )?;
+            let rows = q.query_map([], |r| r.get::<_, String>(0))?;
+            rows.collect::<rusqlite::Result<_>>()?
+        };
+        let mut members = self.conn.prepare_cached(
+            "SELECT n.id, n.qualified_name FROM nodes n JOIN files f ON f.id = n.file_id \
+             WHERE n.qualified_name = ?1 \
+                OR (n.qualified_name >= ?1 || '#' AND n.qualified_name < ?1 || '$') \
+             ORDER BY f.path, n.start_byte, n.id",
+        )?;
+        let mut rename = self
+            .conn
+            .prepare_cached("UPDATE nodes SET qualified_name = ?1 WHERE id = ?2")?;
+        for name in names {
+            let rows: Vec<(i64, String)> = members
+                .query_map([&name], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<rusqlite::Result<_>>()?;
+            for (k, (id, current)) in rows.into_iter().enumerate() {
+                let wanted = if k == 0 {
+                    name.clone()
+                } else {
+                    format!("{name}#{}", k + 1)
+                };
+                if current != wanted {
+                    rename.execute(params![wanted, id])?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A qualified name without its `#k` uniqueness suffix.
+pub fn base_name(qualified_name: &str) -> &str {
+    match qualified_name.rsplit_once('#') {
+        Some((base, k)) if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => qualified_name,
+    }
+}

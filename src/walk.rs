@@ -1,0 +1,362 @@
+//! The repository walk: which files are candidates for indexing, and why the others are
+//! skipped. Ignore files (.gitignore, .ignore, .cbmignore) are honoured through the `ignore`
+//! crate; dependency folders, excluded globs, oversized files, lock files and generated-name
+//! files are skipped here and counted by reason. Content-based skips (binary, generated
+//! header, unreadable) happen when the file is read, see `classify_content`.
+
+use anyhow::{bail, Context, Result};
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use ignore::{WalkBuilder, WalkState};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Why a path was not indexed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SkipReason {
+    DependencyDir,
+    Hidden,
+    Excluded,
+    Symlink,
+    TooLarge,
+    LockFile,
+    Generated,
+    Binary,
+    Unreadable,
+}
+
+impl SkipReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::DependencyDir => "dependency_dir",
+            SkipReason::Hidden => "hidden",
+            SkipReason::Excluded => "excluded",
+            SkipReason::Symlink => "symlink",
+            SkipReason::TooLarge => "too_large",
+            SkipReason::LockFile => "lock_file",
+            SkipReason::Generated => "generated",
+            SkipReason::Binary => "binary",
+            SkipReason::Unreadable => "unreadable",
+        }
+    }
+}
+
+/// Skipped paths by reason, each list sorted.
+pub type Skipped = BTreeMap<SkipReason, Vec<String>>;
+
+/// A file that passed the walk's filters.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    /// Repository-relative, '/'-separated.
+    pub path: String,
+    pub abs: PathBuf,
+    pub size: u64,
+    pub mtime_ns: i64,
+}
+
+pub struct WalkOptions<'a> {
+    pub root: &'a Path,
+    pub excludes: &'a [String],
+    pub max_file_bytes: u64,
+    pub threads: usize,
+}
+
+/// Folders that hold dependencies, build output or tool caches rather than the project's code.
+const DEPENDENCY_DIRS: &[&str] = &[
+    ".git",
+    ".hg",
+    ".svn",
+    "node_modules",
+    "bower_components",
+    "target",
+    "vendor",
+    "venv",
+    ".venv",
+    "__pycache__",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    "site-packages",
+    ".gradle",
+    ".idea",
+    ".codebase-index",
+];
+
+/// Dotfiles that are worth indexing (configuration people ask about).
+const KEPT_HIDDEN: &[&str] = &[".github", ".gitlab-ci.yml", ".cbmignore.example"];
+
+const LOCK_FILES: &[&str] = &[
+    "Cargo.lock",
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "poetry.lock",
+    "Pipfile.lock",
+    "uv.lock",
+    "Gemfile.lock",
+    "composer.lock",
+    "go.sum",
+    "mix.lock",
+    "Podfile.lock",
+    "packages.lock.json",
+    "flake.lock",
+];
+
+/// File names that tools generate (`*.min.js`, protobuf output, source maps).
+const GENERATED_SUFFIXES: &[&str] = &[
+    ".min.js",
+    ".min.css",
+    ".min.mjs",
+    ".bundle.js",
+    ".map",
+    ".pb.go",
+    ".pb.cc",
+    ".pb.h",
+    "_pb2.py",
+    "_pb2.pyi",
+    "_pb2_grpc.py",
+    ".pb.swift",
+    ".g.dart",
+    ".designer.cs",
+    ".generated.cs",
+];
+
+/// Walks `root` and returns the candidate files sorted by path, plus what was skipped.
+pub fn walk(opts: &WalkOptions) -> Result<(Vec<Candidate>, Skipped)> {
+    let root = opts.root;
+    let meta = std::fs::metadata(root)
+        .with_context(|| format!("cannot index {}: no such directory", root.display()))?;
+    if !meta.is_dir() {
+        bail!("cannot index {}: not a directory", root.display());
+    }
+    let excludes = build_excludes(root, opts.excludes)?;
+    let found = Mutex::new(Vec::new());
+    let skipped = Mutex::new(Skipped::new());
+    let skip = |reason: SkipReason, path: String| {
+        skipped
+            .lock()
+            .expect("walk lock")
+            .entry(reason)
+            .or_default()
+            .push(path);
+    };
+
+    let mut builder = WalkBuilder::new(root);
+    builder
+        .hidden(false)
+        .follow_links(false)
+        .require_git(false)
+        .git_global(false)
+        .add_custom_ignore_filename(".cbmignore")
+        .threads(opts.threads.max(1));
+    builder.build_parallel().run(|| {
+        Box::new(|entry| {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(err) => {
+                    // Unreadable folders and the like: count them, keep walking.
+                    let path = error_path(&err, root);
+                    skip(SkipReason::Unreadable, path);
+                    return WalkState::Continue;
+                }
+            };
+            if entry.depth() == 0 {
+                return WalkState::Continue;
+            }
+            let rel = relative(entry.path(), root);
+            let name = entry.file_name().to_string_lossy();
+            let Some(ft) = entry.file_type() else {
+                return WalkState::Continue;
+            };
+            if ft.is_symlink() {
+                // Never followed: a link may leave the root or form a loop.
+                skip(SkipReason::Symlink, rel);
+                return WalkState::Continue;
+            }
+            let is_dir = ft.is_dir();
+            if is_dir && (DEPENDENCY_DIRS.contains(&name.as_ref()) || is_virtualenv(entry.path())) {
+                skip(SkipReason::DependencyDir, rel);
+                return WalkState::Skip;
+            }
+            if name.starts_with('.') && !KEPT_HIDDEN.contains(&name.as_ref()) {
+                skip(SkipReason::Hidden, rel);
+                return if is_dir {
+                    WalkState::Skip
+                } else {
+                    WalkState::Continue
+                };
+            }
+            if excludes
+                .matched_path_or_any_parents(entry.path(), is_dir)
+                .is_ignore()
+            {
+                skip(SkipReason::Excluded, rel);
+                return if is_dir {
+                    WalkState::Skip
+                } else {
+                    WalkState::Continue
+                };
+            }
+            if is_dir || !ft.is_file() {
+                return WalkState::Continue;
+            }
+            if LOCK_FILES.contains(&name.as_ref()) {
+                skip(SkipReason::LockFile, rel);
+                return WalkState::Continue;
+            }
+            if GENERATED_SUFFIXES.iter().any(|s| name.ends_with(s)) {
+                skip(SkipReason::Generated, rel);
+                return WalkState::Continue;
+            }
+            let meta = match entry.metadata() {
+                Ok(m) => m,
+                Err(_) => {
+                    skip(SkipReason::Unreadable, rel);
+                    return WalkState::Continue;
+                }
+            };
+            if meta.len() > opts.max_file_bytes {
+                skip(SkipReason::TooLarge, rel);
+                return WalkState::Continue;
+            }
+            found.lock().expect("walk lock").push(Candidate {
+                path: rel,
+                abs: entry.path().to_path_buf(),
+                size: meta.len(),
+                mtime_ns: mtime_ns(&meta),
+            });
+            WalkState::Continue
+        })
+    });
+    let mut files = found.into_inner().expect("walk lock");
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut skipped = skipped.into_inner().expect("walk lock");
+    for list in skipped.values_mut() {
+        list.sort();
+    }
+    Ok((files, skipped))
+}
+
+fn build_excludes(root: &Path, globs: &[String]) -> Result<Gitignore> {
+    let mut b = GitignoreBuilder::new(root);
+    for g in globs {
+        b.add_line(None, g)
+            .with_context(|| format!("invalid --exclude pattern {g:?}"))?;
+    }
+    Ok(b.build()?)
+}
+
+fn is_virtualenv(dir: &Path) -> bool {
+    dir.join("pyvenv.cfg").is_file()
+}
+
+fn error_path(err: &ignore::Error, root: &Path) -> String {
+    match err {
+        ignore::Error::WithPath { path, .. } => relative(path, root),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err, root)
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Repository-relative path with '/' separators.
+pub fn relative(path: &Path, root: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let mut out = String::new();
+    for (i, c) in rel.components().enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        out.push_str(&c.as_os_str().to_string_lossy());
+    }
+    out
+}
+
+pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as i64)
+}
+
+/// What reading a file told us about it.
+pub enum ContentClass {
+    Text,
+    Binary,
+    Generated,
+}
+
+/// Binary (a NUL byte near the start) or generated (a marker in the first lines) content.
+pub fn classify_content(bytes: &[u8]) -> ContentClass {
+    let head = &bytes[..bytes.len().min(8192)];
+    if head.contains(&0) {
+        return ContentClass::Binary;
+    }
+    let first_lines: Vec<&[u8]> = head.split(|&b| b == b'\n').take(5).collect();
+    for line in first_lines {
+        let line = String::from_utf8_lossy(line).to_ascii_lowercase();
+        if line.contains("do not edit")
+            || line.contains("@generated")
+            || line.contains("code generated")
+            || line.contains("autogenerated")
+            || line.contains("auto-generated")
+            || line.contains("automatically generated")
+            || line.contains("this file is generated")
+            || line.contains("this file was generated")
+        {
+            return ContentClass::Generated;
+        }
+    }
+    ContentClass::Text
+}
+
+/// Whether a path looks like test code (by folder or file naming conventions).
+pub fn is_test_path(path: &str) -> bool {
+    let mut parts = path.split('/');
+    let file = parts.next_back().unwrap_or(path);
+    if parts.any(|d| {
+        matches!(
+            d,
+            "test" | "tests" | "__tests__" | "spec" | "specs" | "testing" | "testdata"
+        )
+    }) {
+        return true;
+    }
+    let stem = file.split('.').next().unwrap_or(file);
+    stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || stem.ends_with("_tests")
+        || stem.ends_with("_spec")
+        || (stem.ends_with("Test") && stem.len() > 4)
+        || (stem.ends_with("Tests") && stem.len() > 5)
+        || file.contains(".test.")
+        || file.contains(".spec.")
+}
+
+/// A label for text files that no grammar parses (kept as file nodes).
+pub fn text_language(path: &str) -> &'static str {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let ext = file
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "md" | "markdown" => "markdown",
+        "rst" => "rst",
+        "yml" | "yaml" => "yaml",
+        "toml" => "toml",
+        "json" | "jsonc" => "json",
+        "sql" => "sql",
+        "html" | "htm" => "html",
+        "css" | "scss" | "sass" | "less" => "css",
+        "xml" | "xsd" | "xsl" => "xml",
+        "ini" | "cfg" | "conf" => "config",
+        _ if file == "Dockerfile" || file.starts_with("Dockerfile.") => "dockerfile",
+        _ if file == "Makefile" || ext == "mk" => "makefile",
+        _ => "text",
+    }
+}
