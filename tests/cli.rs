@@ -1,0 +1,206 @@
+//! The `indexer` binary end to end: JSON shapes, project discovery, error exits, and a killed
+//! index run that must leave the previous database usable.
+
+mod common;
+
+use common::*;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn indexer(cache: &Path, cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_indexer"))
+        .args(args)
+        .current_dir(cwd)
+        .env("XDG_CACHE_HOME", cache)
+        .output()
+        .expect("run indexer")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON document on stdout")
+}
+
+fn fixture() -> tempfile::TempDir {
+    let repo = tempfile::tempdir().unwrap();
+    write_tree(
+        repo.path(),
+        &[
+            (
+                "svc/http.py",
+                "class HttpClient:\n    \"\"\"Talks HTTP.\"\"\"\n\n    def parseHTTPRequest(self, raw):\n        return raw\n",
+            ),
+            ("svc/util.go", "package svc\n\n// GetUserName returns it.\nfunc GetUserName() string { return \"\" }\n"),
+            ("notes.md", "# Notes\n"),
+        ],
+    );
+    repo
+}
+
+#[test]
+fn index_status_search_and_get_source_speak_json() {
+    let repo = fixture();
+    let cache = tempfile::tempdir().unwrap();
+    let root = repo.path();
+
+    let summary = json(&indexer(cache.path(), root, &["index", ".", "--json"]));
+    assert_eq!(summary["mode"], "full");
+    assert_eq!(summary["files"], 3);
+    assert_eq!(summary["languages"]["python"], 1);
+    assert!(summary["nodes_by_kind"]["Method"].as_i64().unwrap() >= 1);
+    let db = summary["db"].as_str().unwrap().to_string();
+    assert!(
+        db.starts_with(cache.path().to_str().unwrap()),
+        "db in cache: {db}"
+    );
+    assert!(
+        !root.join(".codebase-index").exists(),
+        "index writes nothing into the tree"
+    );
+
+    // Commands run in a subfolder find the project.
+    let sub = root.join("svc");
+    let status = json(&indexer(cache.path(), &sub, &["status", "--json"]));
+    assert_eq!(status["db"], db.as_str());
+    assert_eq!(status["files"], 3);
+
+    // Sub-token search: "http request" finds parseHTTPRequest.
+    let hits = json(&indexer(
+        cache.path(),
+        &sub,
+        &["search", "http request", "--json", "--kind", "method"],
+    ));
+    let first = &hits["hits"][0];
+    assert_eq!(
+        first["qualified_name"],
+        "svc.http.HttpClient.parseHTTPRequest"
+    );
+    assert_eq!(first["name"], "parseHTTPRequest");
+    assert_eq!(first["kind"], "Method");
+    assert_eq!(first["path"], "svc/http.py");
+    assert_eq!(first["start_line"], 4);
+    assert!(first["score"].as_f64().unwrap() > 0.0);
+
+    let hits = json(&indexer(
+        cache.path(),
+        root,
+        &["search", "user name", "--json"],
+    ));
+    assert_eq!(hits["hits"][0]["name"], "GetUserName");
+
+    let src = json(&indexer(
+        cache.path(),
+        root,
+        &["get-source", "svc.http.HttpClient", "--json"],
+    ));
+    assert_eq!(src["docstring"], "Talks HTTP.");
+    assert!(src["source"]
+        .as_str()
+        .unwrap()
+        .starts_with("class HttpClient:"));
+    assert!(src["source"].as_str().unwrap().ends_with("return raw"));
+
+    // A file path works too, and so does --project from anywhere.
+    let other = tempfile::tempdir().unwrap();
+    let name = root.file_name().unwrap().to_str().unwrap();
+    let file = indexer(
+        cache.path(),
+        other.path(),
+        &["get-source", "notes.md", "--project", name],
+    );
+    assert!(file.status.success());
+    assert!(String::from_utf8_lossy(&file.stdout).contains("# Notes"));
+}
+
+#[test]
+fn errors_exit_non_zero_with_advice() {
+    let cache = tempfile::tempdir().unwrap();
+    let nowhere = tempfile::tempdir().unwrap();
+
+    let out = indexer(cache.path(), nowhere.path(), &["index", "missing-dir"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no such directory"), "{err}");
+    assert!(out.stdout.is_empty());
+
+    let out = indexer(cache.path(), nowhere.path(), &["status"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("indexer index PATH"));
+
+    let repo = fixture();
+    indexer(cache.path(), repo.path(), &["index", "."]);
+    let out = indexer(cache.path(), repo.path(), &["get-source", "NoSuchThing"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("indexer search"));
+    let out = indexer(
+        cache.path(),
+        repo.path(),
+        &["search", "x", "--kind", "Gizmo"],
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown kind"));
+}
+
+#[test]
+fn killed_index_run_leaves_the_previous_database() {
+    let repo = tempfile::tempdir().unwrap();
+    // Enough files that the run is still going when it is killed.
+    for i in 0..400 {
+        let body: String = (0..40)
+            .map(|j| format!("def f{j}(x):\n    return g{j}(x) + {i}\n\n"))
+            .collect();
+        write(repo.path(), &format!("m{i:03}.py"), body.as_bytes());
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let db = cache.path().join("kept.db");
+    let db_arg = db.to_str().unwrap();
+    let first = json(&indexer(
+        cache.path(),
+        repo.path(),
+        &["index", ".", "--db", db_arg, "--json"],
+    ));
+    let files = first["files"].as_i64().unwrap();
+    let nodes = dump(&db, "SELECT count(*) FROM nodes");
+
+    for args in [
+        vec!["index", ".", "--db", db_arg, "--rebuild"],
+        vec!["index", ".", "--db", db_arg],
+    ] {
+        // Change every file so the incremental run has work to do as well.
+        for i in 0..400 {
+            let p = repo.path().join(format!("m{i:03}.py"));
+            let mut s = std::fs::read_to_string(&p).unwrap();
+            s.push_str("# touched\n");
+            std::fs::write(&p, s).unwrap();
+        }
+        let mut child = Command::new(env!("CARGO_BIN_EXE_indexer"))
+            .args(&args)
+            .current_dir(repo.path())
+            .env("XDG_CACHE_HOME", cache.path())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(150));
+        child.kill().unwrap();
+        child.wait().unwrap();
+
+        let status = json(&indexer(
+            cache.path(),
+            repo.path(),
+            &["status", "--db", db_arg, "--json"],
+        ));
+        assert_eq!(status["files"].as_i64().unwrap(), files);
+        assert_eq!(dump(&db, "SELECT count(*) FROM nodes"), nodes);
+    }
+    // The next run completes normally and cleans up the abandoned temporary file.
+    indexer(cache.path(), repo.path(), &["index", ".", "--db", db_arg]);
+    let leftovers: Vec<_> = std::fs::read_dir(cache.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp-"))
+        .collect();
+    assert!(leftovers.is_empty());
+}
