@@ -306,15 +306,16 @@ fn end_line(node: Node) -> u32 {
 }
 
 fn strip_comment_markers(line: &str) -> &str {
-    let t = line.trim();
+    // The closing marker first, so a lone `*/` line is not read as a `*` prefix.
+    let t = line.trim().trim_end_matches("*/").trim_end();
     for prefix in [
         "///", "//!", "//", "/**", "/*", "#", "--[[", "---", "--", ";", "*",
     ] {
         if let Some(rest) = t.strip_prefix(prefix) {
-            return rest.trim_end_matches("*/").trim_end_matches("]]").trim();
+            return rest.trim_end_matches("]]").trim();
         }
     }
-    t.trim_end_matches("*/").trim()
+    t
 }
 
 fn truncate_chars(s: &str, max: usize) -> String {

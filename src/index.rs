@@ -128,6 +128,11 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
     summary.unchanged = unchanged.len();
 
     let tx = conn.transaction()?;
+    let deferred = if incremental {
+        None
+    } else {
+        Some(store::defer_indexes(&tx)?)
+    };
     {
         let mut writer = Writer::new(&tx, incremental);
         let total = to_read.len();
@@ -194,6 +199,9 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
         for path in gone {
             writer.delete_file(path)?;
             summary.removed += 1;
+        }
+        if let Some(d) = deferred {
+            store::restore_indexes(&tx, d)?;
         }
         writer.finish()?;
         store::set_meta(&tx, "root", &opts.root.to_string_lossy())?;

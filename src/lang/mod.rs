@@ -314,7 +314,7 @@ pub fn dotted_module(path: &str, strip_prefixes: &[&str], index_names: &[&str]) 
     };
     let stem = p.1.split_once('.').map_or(p.1, |(s, _)| s);
     let mut parts: Vec<&str> = p.0.map(|d| d.split('/').collect()).unwrap_or_default();
-    if !(index_names.contains(&stem) && !parts.is_empty()) {
+    if !index_names.contains(&stem) || parts.is_empty() {
         parts.push(stem);
     }
     parts.join(".")

@@ -119,6 +119,34 @@ pub fn migrate(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
+/// Secondary indexes and the full-text triggers, removed for a bulk load and rebuilt after it:
+/// building them once, sorted, is much faster than maintaining them row by row.
+pub struct Deferred(Vec<String>);
+
+/// Drops secondary indexes and triggers (remembering their definitions from the schema).
+pub fn defer_indexes(conn: &Connection) -> Result<Deferred> {
+    let mut q = conn.prepare(
+        "SELECT type, name, sql FROM sqlite_master \
+         WHERE type IN ('index', 'trigger') AND sql IS NOT NULL ORDER BY type, name",
+    )?;
+    let rows: Vec<(String, String, String)> = q
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    for (kind, name, _) in &rows {
+        conn.execute_batch(&format!("DROP {} \"{}\"", kind.to_uppercase(), name))?;
+    }
+    Ok(Deferred(rows.into_iter().map(|(_, _, sql)| sql).collect()))
+}
+
+/// Recreates what `defer_indexes` dropped and fills the full-text index in one pass.
+pub fn restore_indexes(conn: &Connection, deferred: Deferred) -> Result<()> {
+    for sql in deferred.0 {
+        conn.execute_batch(&sql)?;
+    }
+    conn.execute_batch("INSERT INTO nodes_fts(nodes_fts) VALUES ('rebuild');")?;
+    Ok(())
+}
+
 pub fn get_meta(conn: &Connection, key: &str) -> Result<Option<String>> {
     Ok(conn
         .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))

@@ -1,0 +1,62 @@
+//! Extraction throughput on a real corpus, split into parse-only and full extraction, single
+//! thread. `CORPUS=~/.cache/indexer-corpora/django cargo bench --bench extract`
+//! (fetch corpora with ../shared/corpora/fetch NAME).
+
+use codebase_indexer::{extract, lang};
+use std::time::Instant;
+
+fn main() {
+    let Some(root) = std::env::var_os("CORPUS") else {
+        eprintln!("set CORPUS to a source tree (see ../shared/corpora/fetch --list)");
+        return;
+    };
+    let root = std::path::PathBuf::from(root);
+    let mut files = Vec::new();
+    for entry in ignore::WalkBuilder::new(&root).build().flatten() {
+        let path = entry.path();
+        let rel = path
+            .strip_prefix(&root)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .into_owned();
+        if let (Some(l), Ok(src)) = (lang::for_path(&rel), std::fs::read_to_string(path)) {
+            if src.len() <= 1 << 20 {
+                files.push((l, rel, src));
+            }
+        }
+    }
+    let bytes: usize = files.iter().map(|f| f.2.len()).sum();
+    println!("{} files, {:.1} MB", files.len(), bytes as f64 / 1e6);
+
+    let mut parsers: Vec<(&str, tree_sitter::Parser)> = Vec::new();
+    let t = Instant::now();
+    for (l, _, src) in &files {
+        let i = match parsers.iter().position(|(n, _)| *n == l.name) {
+            Some(i) => i,
+            None => {
+                let mut p = tree_sitter::Parser::new();
+                p.set_language(&l.grammar()).unwrap();
+                parsers.push((l.name, p));
+                parsers.len() - 1
+            }
+        };
+        std::hint::black_box(parsers[i].1.parse(src, None));
+    }
+    report("parse only", t.elapsed(), bytes);
+
+    let t = Instant::now();
+    let mut nodes = 0;
+    for (l, rel, src) in &files {
+        nodes += extract::extract(l, rel, src).nodes.len();
+    }
+    report("parse + extract", t.elapsed(), bytes);
+    println!("{nodes} nodes");
+}
+
+fn report(what: &str, d: std::time::Duration, bytes: usize) {
+    println!(
+        "{what:<16} {:>7.2} s  {:>6.1} MB/s",
+        d.as_secs_f64(),
+        bytes as f64 / 1e6 / d.as_secs_f64()
+    );
+}
