@@ -265,7 +265,10 @@ impl Walker<'_, '_> {
         let mut next_row = anchor.start_position().row;
         let mut cur = anchor.prev_sibling();
         while let Some(prev) = cur {
-            if !prev.kind().contains("comment") || prev.end_position().row + 1 < next_row {
+            if !prev.kind().contains("comment")
+                || prev.end_position().row + 1 < next_row
+                || self.cx.text(prev).starts_with("#!")
+            {
                 break;
             }
             // A trailing comment on the previous code line belongs to that line.
