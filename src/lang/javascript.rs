@@ -1,19 +1,713 @@
-//! JavaScript: not yet extracted beyond the file node.
+//! JavaScript, TypeScript and TSX (one rule set; the grammars share most node kinds).
+//!
+//! Definitions: function and generator declarations, TS function signatures (`declare
+//! function`; overload signatures fold into the declaration after them, reported at the first
+//! overload's line), classes (abstract ones and named class expressions too), methods
+//! (getters, setters, constructors, abstract methods, TS method and construct signatures in
+//! interfaces), class fields holding functions (as methods), `const f = () => ...` /
+//! `= function` declarators (as functions; `= class` as classes), methods of object literals
+//! bound to a variable (`api.get`), `Foo.prototype.m = function` and `exports.f = function`
+//! assignments, anonymous `export default` functions and classes (named `default`), TS
+//! interfaces, type aliases, enums, namespaces and ambient modules, and top-level
+//! `const UPPER = literal` constants. Exported declarations carry their `export` and
+//! decorators in the signature; JSDoc `/** */` comments are their docs.
+//!
+//! References: calls (`foo()`, `this.bar()`, `new Foo()` -> `Foo`, capitalized JSX elements
+//! as component calls), ES imports, `import x = require()`, `require("x")` and `import("x")`,
+//! re-exports (`export {a} from`, `export * from`), `extends` (Inherits), `implements`
+//! (Implements) and decorators. Module names come from the path (`src/` stripped, `index`
+//! files named by their folder).
 
-use super::{dotted_module, Cx, Def, Rules};
-use crate::model::{NodeKind, RawRef};
+use super::{dotted_module, unquote, Cx, Def, Rules};
+use crate::model::{NodeKind, RawRef, RefKind};
 use tree_sitter::Node;
 
 pub struct JavaScript;
 
+/// Values that make a variable declarator a function definition.
+const FUNCTION_VALUES: &[&str] = &[
+    "arrow_function",
+    "function_expression",
+    "generator_function",
+];
+
+/// Class members that may be preceded by sibling decorators (TS puts member decorators in
+/// the class body, before the member they apply to).
+const CLASS_MEMBERS: &[&str] = &[
+    "method_definition",
+    "method_signature",
+    "abstract_method_signature",
+    "public_field_definition",
+    "field_definition",
+    "index_signature",
+];
+
 impl Rules for JavaScript {
-    fn definition<'t>(&self, _node: Node<'t>, _enclosing: NodeKind, _cx: &Cx) -> Option<Def<'t>> {
-        None
+    fn definition<'t>(&self, node: Node<'t>, enclosing: NodeKind, cx: &Cx) -> Option<Def<'t>> {
+        let def = definition(node, enclosing, cx)?;
+        let doc = jsdoc(def.outer, cx);
+        Some(def.docstring(doc))
     }
 
-    fn references(&self, _node: Node, _cx: &Cx, _out: &mut Vec<RawRef>) {}
+    fn references(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+        let kind = node.kind();
+        match kind {
+            "call_expression" => call(node, cx, out),
+            "new_expression" => {
+                if let Some(c) = node.child_by_field_name("constructor") {
+                    if matches!(c.kind(), "identifier" | "member_expression") {
+                        out.push(cx.reference(RefKind::Call, cx.text(c), node));
+                    }
+                }
+            }
+            "jsx_opening_element" | "jsx_self_closing_element" => {
+                // `<Button/>` calls the component; lower-case tags are plain HTML elements.
+                if let Some(name) = node.child_by_field_name("name") {
+                    let text = cx.text(name);
+                    if name.kind() == "member_expression"
+                        || text.starts_with(|c: char| c.is_ascii_uppercase())
+                    {
+                        out.push(cx.reference(RefKind::Call, text, node));
+                    }
+                }
+            }
+            "decorator" => {
+                // Decorators in a class body or before `export` are reported by the member
+                // or class they apply to, so that they attach to it rather than the parent.
+                let parent = node.parent().map(|p| p.kind());
+                if !matches!(parent, Some("class_body" | "export_statement")) {
+                    decorator(node, cx, out);
+                }
+            }
+            "class_declaration" | "abstract_class_declaration" | "class" => {
+                if let Some(export) = node.parent().filter(|p| p.kind() == "export_statement") {
+                    let mut c = export.walk();
+                    for d in export.children_by_field_name("decorator", &mut c) {
+                        decorator(d, cx, out);
+                    }
+                }
+            }
+            "class_heritage" => {
+                // JavaScript: the heritage holds the base expression directly; TypeScript
+                // wraps it in `extends_clause` (handled below).
+                if let Some(base) = node.named_child(0) {
+                    if !matches!(base.kind(), "extends_clause" | "implements_clause") {
+                        out.push(cx.reference(RefKind::Inherits, cx.text(base), base));
+                    }
+                }
+            }
+            "extends_clause" => {
+                let mut c = node.walk();
+                for base in node.children_by_field_name("value", &mut c) {
+                    out.push(cx.reference(RefKind::Inherits, type_name(base, cx), base));
+                }
+            }
+            "extends_type_clause" => {
+                let mut c = node.walk();
+                for base in node.children_by_field_name("type", &mut c) {
+                    out.push(cx.reference(RefKind::Inherits, type_name(base, cx), base));
+                }
+            }
+            "implements_clause" => {
+                let mut c = node.walk();
+                for t in node.named_children(&mut c) {
+                    if t.kind() != "comment" {
+                        out.push(cx.reference(RefKind::Implements, type_name(t, cx), t));
+                    }
+                }
+            }
+            "import_statement" => import_statement(node, cx, out),
+            "export_statement" => reexport(node, cx, out),
+            _ => {}
+        }
+        if CLASS_MEMBERS.contains(&kind) {
+            let mut decorators = Vec::new();
+            let mut prev = node.prev_named_sibling();
+            while let Some(p) = prev.filter(|p| p.kind() == "decorator") {
+                decorators.push(p);
+                prev = p.prev_named_sibling();
+            }
+            for d in decorators.into_iter().rev() {
+                decorator(d, cx, out);
+            }
+        }
+    }
 
     fn module_name(&self, path: &str, _root: Node, _cx: &Cx) -> String {
-        dotted_module(path, &[], &[])
+        dotted_module(path, &["src/"], &["index"])
+    }
+
+    fn attached_prefix_kinds(&self) -> &'static [&'static str] {
+        // TypeScript class-member decorators are siblings before the member.
+        &["decorator"]
+    }
+}
+
+/// The definition at `node`, before its JSDoc is looked up.
+fn definition<'t>(node: Node<'t>, enclosing: NodeKind, cx: &Cx) -> Option<Def<'t>> {
+    match node.kind() {
+        "function_declaration" | "generator_function_declaration" => {
+            named(NodeKind::Function, node, cx).map(|d| overloaded(d, node, cx))
+        }
+        "function_signature" => {
+            // Overload signatures fold into the declaration that ends their run.
+            if followed_by_same_name(node, cx) {
+                return None;
+            }
+            named(NodeKind::Function, node, cx).map(|d| overloaded(d, node, cx))
+        }
+        "class_declaration" | "abstract_class_declaration" => named(NodeKind::Class, node, cx),
+        "class" => {
+            // Anonymous class expressions are named by what holds them (a declarator,
+            // `export default`) or stay anonymous.
+            node.child_by_field_name("name")?;
+            if node.parent()?.kind() == "variable_declarator" {
+                return None;
+            }
+            named(NodeKind::Class, node, cx)
+        }
+        "function_expression" | "generator_function" => {
+            // A named function that error recovery turned into an expression (`function
+            // f() {}` after broken code). Other function values are named by the
+            // declarator, field or assignment holding them, or are anonymous.
+            node.child_by_field_name("name")?;
+            if node.parent()?.kind() != "ERROR" {
+                return None;
+            }
+            named(NodeKind::Function, node, cx)
+        }
+        "export_statement" => {
+            // `export default function () {}` / `export default class {}`: named `default`.
+            let value = node.child_by_field_name("value")?;
+            let kind = match value.kind() {
+                "class" if value.child_by_field_name("name").is_none() => NodeKind::Class,
+                "function_expression" | "generator_function" | "arrow_function" => {
+                    NodeKind::Function
+                }
+                _ => return None,
+            };
+            let name = value.child_by_field_name("name");
+            let text = name.map_or("default", |n| cx.text(n));
+            Some(
+                Def::new(kind, text.to_string(), name.unwrap_or(value), node)
+                    .body(value.child_by_field_name("body")),
+            )
+        }
+        "method_definition" => {
+            let parent = node.parent()?;
+            match parent.kind() {
+                "class_body" => named(NodeKind::Method, node, cx).map(|d| overloaded(d, node, cx)),
+                "object" => object_member(node, node.child_by_field_name("name")?, node, cx),
+                _ => None,
+            }
+        }
+        "pair" => {
+            let value = node.child_by_field_name("value")?;
+            if !FUNCTION_VALUES.contains(&value.kind()) || node.parent()?.kind() != "object" {
+                return None;
+            }
+            object_member(node, node.child_by_field_name("key")?, value, cx)
+        }
+        "method_signature" => {
+            let parent = node.parent()?;
+            let member = match parent.kind() {
+                // Class overload signatures fold into the implementation after them.
+                "class_body" => {
+                    return (!followed_by_same_name(node, cx))
+                        .then(|| named(NodeKind::Method, node, cx))?
+                        .map(|d| overloaded(d, node, cx));
+                }
+                // Interface overloads are separate declarations, each its own method.
+                "interface_body" => true,
+                // `type T = { m(): void }` is an interface in all but name.
+                "object_type" => {
+                    parent.parent().map(|p| p.kind()) == Some("type_alias_declaration")
+                }
+                _ => false,
+            };
+            if !member {
+                return None;
+            }
+            named(NodeKind::Method, node, cx)
+        }
+        // `new (...): T` in an interface: the constructor of what the interface describes.
+        "construct_signature" => {
+            let parent = node.parent()?;
+            let member = parent.kind() == "interface_body"
+                || (parent.kind() == "object_type"
+                    && parent.parent().map(|p| p.kind()) == Some("type_alias_declaration"));
+            if !member {
+                return None;
+            }
+            let keyword = node.child(0).filter(|k| k.kind() == "new")?;
+            Some(Def::new(NodeKind::Method, "new".to_string(), keyword, node))
+        }
+        "abstract_method_signature" => named(NodeKind::Method, node, cx),
+        "public_field_definition" | "field_definition" => {
+            let value = node.child_by_field_name("value")?;
+            if !FUNCTION_VALUES.contains(&value.kind()) {
+                return None;
+            }
+            let name = node
+                .child_by_field_name("name")
+                .or_else(|| node.child_by_field_name("property"))?;
+            Some(
+                Def::new(NodeKind::Method, cx.text(name).to_string(), name, node)
+                    .body(value.child_by_field_name("body")),
+            )
+        }
+        "interface_declaration" => named(NodeKind::Interface, node, cx),
+        "type_alias_declaration" => {
+            // The whole alias is its signature (the type is not a body to cut at).
+            let mut d = named(NodeKind::Type, node, cx)?;
+            d.body = semicolon(node);
+            Some(d)
+        }
+        "enum_declaration" => named(NodeKind::Enum, node, cx),
+        "internal_module" | "module" => {
+            let name = node.child_by_field_name("name")?;
+            Some(
+                Def::new(
+                    NodeKind::Module,
+                    name_text(name, cx).to_string(),
+                    name,
+                    wrapped(node),
+                )
+                .body(node.child_by_field_name("body")),
+            )
+        }
+        "variable_declarator" => declarator(node, enclosing, cx),
+        "assignment_expression" => assigned_function(node, cx),
+        _ => None,
+    }
+}
+
+/// The `/** ... */` comment directly above a definition (and its decorators), without its
+/// markers. Other comments are left to the engine's leading-comment rule.
+fn jsdoc(outer: Node, cx: &Cx) -> Option<String> {
+    let mut anchor = outer;
+    while let Some(d) = anchor
+        .prev_named_sibling()
+        .filter(|p| p.kind() == "decorator")
+    {
+        anchor = d;
+    }
+    let comment = anchor.prev_sibling().filter(|c| c.kind() == "comment")?;
+    let text = cx.text(comment);
+    let trailing = comment
+        .prev_sibling()
+        .is_some_and(|p| p.end_position().row == comment.start_position().row);
+    if !text.starts_with("/**")
+        || comment.end_position().row + 1 < anchor.start_position().row
+        || trailing
+    {
+        return None;
+    }
+    let inner = text.trim_start_matches("/**").trim_end_matches("*/");
+    let lines: Vec<&str> = inner
+        .lines()
+        .map(|l| {
+            let l = l.trim_start();
+            let l = l
+                .strip_prefix('*')
+                .map_or(l, |r| r.strip_prefix(' ').unwrap_or(r));
+            l.trim_end()
+        })
+        .collect();
+    let doc = lines.join("\n").trim().to_string();
+    (!doc.is_empty()).then_some(doc)
+}
+
+/// A declaration with a `name` field; `outer` takes in `export`/`declare` wrappers so the
+/// signature and leading comment include them.
+fn named<'t>(kind: NodeKind, node: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
+    let name = node.child_by_field_name("name")?;
+    Some(
+        Def::new(kind, cx.text(name).to_string(), name, wrapped(node))
+            .body(node.child_by_field_name("body").or_else(|| semicolon(node))),
+    )
+}
+
+/// The node including its `export`, `declare` and (for namespaces) statement wrappers.
+fn wrapped(node: Node) -> Node {
+    let mut outer = node;
+    while let Some(p) = outer.parent() {
+        match p.kind() {
+            "export_statement" | "ambient_declaration" => outer = p,
+            "expression_statement" if outer.kind() == "internal_module" => outer = p,
+            _ => break,
+        }
+    }
+    outer
+}
+
+/// The declaration inside `export`/`declare` wrappers.
+fn unwrapped(mut node: Node) -> Node {
+    for _ in 0..3 {
+        let inner = match node.kind() {
+            "export_statement" => node.child_by_field_name("declaration"),
+            "ambient_declaration" => node.named_child(0),
+            _ => None,
+        };
+        match inner {
+            Some(i) => node = i,
+            None => break,
+        }
+    }
+    node
+}
+
+/// A declaration after overload signatures of its name is reported at the first of them
+/// (where ctags places it and where the declaration begins); signature, docs and body stay
+/// the implementation's.
+fn overloaded<'t>(mut def: Def<'t>, node: Node<'t>, cx: &Cx) -> Def<'t> {
+    let mut prev = wrapped(node).prev_named_sibling();
+    while let Some(p) = prev {
+        if p.kind() == "comment" {
+            prev = p.prev_named_sibling();
+            continue;
+        }
+        let decl = unwrapped(p);
+        let name = decl.child_by_field_name("name");
+        match name {
+            Some(n)
+                if matches!(decl.kind(), "function_signature" | "method_signature")
+                    && cx.text(n) == def.name =>
+            {
+                def.name_node = n;
+                prev = p.prev_named_sibling();
+            }
+            _ => break,
+        }
+    }
+    def
+}
+
+/// Whether the next declaration (past comments and wrappers) has the same name: the
+/// signature is then an overload of it.
+fn followed_by_same_name(node: Node, cx: &Cx) -> bool {
+    let Some(name) = cx.field(node, "name") else {
+        return false;
+    };
+    let mut next = wrapped(node).next_named_sibling();
+    while let Some(n) = next.filter(|n| n.kind() == "comment") {
+        next = n.next_named_sibling();
+    }
+    next.map(unwrapped).is_some_and(|n| {
+        matches!(
+            n.kind(),
+            "function_signature"
+                | "function_declaration"
+                | "method_signature"
+                | "method_definition"
+        ) && cx.field(n, "name") == Some(name)
+    })
+}
+
+/// A method of an object literal bound to a variable: `const api = { get() {} }` defines
+/// `api.get`. Methods of other object literals are anonymous.
+fn object_member<'t>(
+    node: Node<'t>,
+    name: Node<'t>,
+    function: Node<'t>,
+    cx: &Cx,
+) -> Option<Def<'t>> {
+    let holder = node.parent()?.parent()?;
+    if holder.kind() != "variable_declarator" {
+        return None;
+    }
+    let var = holder.child_by_field_name("name")?;
+    if var.kind() != "identifier" {
+        return None;
+    }
+    Some(
+        Def::new(NodeKind::Method, cx.text(name).to_string(), name, node)
+            .body(function.child_by_field_name("body"))
+            .scope(Some(cx.text(var).to_string())),
+    )
+}
+
+/// `const f = () => ...` (Function), `const A = class {}` (Class) and top-level
+/// `const UPPER = literal` (Constant).
+fn declarator<'t>(node: Node<'t>, enclosing: NodeKind, cx: &Cx) -> Option<Def<'t>> {
+    let name = node.child_by_field_name("name")?;
+    if name.kind() != "identifier" {
+        return None;
+    }
+    let value = node.child_by_field_name("value")?;
+    let declaration = node.parent()?;
+    // With one declarator the whole statement (`export const f = ...`) is the definition.
+    let single = declaration
+        .named_children(&mut declaration.walk())
+        .filter(|c| c.kind() == "variable_declarator")
+        .count()
+        == 1;
+    let outer = if single { wrapped(declaration) } else { node };
+    let text = cx.text(name).to_string();
+    let kind = match value.kind() {
+        k if FUNCTION_VALUES.contains(&k) => NodeKind::Function,
+        "class" => NodeKind::Class,
+        _ => {
+            let is_const = declaration.kind() == "lexical_declaration"
+                && cx.field(declaration, "kind") == Some("const");
+            if is_const
+                && matches!(enclosing, NodeKind::File | NodeKind::Module)
+                && is_constant_name(&text)
+                && is_literal(value, 0)
+            {
+                let end = if single { semicolon(declaration) } else { None };
+                return Some(Def::new(NodeKind::Constant, text, name, outer).body(end));
+            }
+            return None;
+        }
+    };
+    Some(Def::new(kind, text, name, outer).body(value.child_by_field_name("body")))
+}
+
+/// `Foo.prototype.m = function () {}` (method `m` of `Foo`) and `exports.f = ...` /
+/// `module.exports.f = ...` (function `f`), the pre-class CommonJS idioms.
+fn assigned_function<'t>(node: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
+    let right = node.child_by_field_name("right")?;
+    if !FUNCTION_VALUES.contains(&right.kind()) {
+        return None;
+    }
+    let left = node.child_by_field_name("left")?;
+    if left.kind() != "member_expression" {
+        return None;
+    }
+    let statement = node.parent()?;
+    if statement.kind() != "expression_statement" {
+        return None;
+    }
+    let name = left.child_by_field_name("property")?;
+    let object = cx.text(left.child_by_field_name("object")?);
+    let scope = match object {
+        "exports" | "module.exports" => None,
+        _ => Some(object.strip_suffix(".prototype")?.to_string()),
+    };
+    Some(
+        Def::new(
+            NodeKind::Function,
+            cx.text(name).to_string(),
+            name,
+            statement,
+        )
+        .body(right.child_by_field_name("body"))
+        .scope(scope),
+    )
+}
+
+fn call(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let Some(f) = node.child_by_field_name("function") else {
+        return;
+    };
+    // `@Component({...})` is recorded as the decorator it is, not as a call.
+    if node.parent().is_some_and(|p| p.kind() == "decorator") {
+        return;
+    }
+    let first_string = || {
+        node.child_by_field_name("arguments")
+            .and_then(|a| a.named_child(0))
+            .filter(|a| a.kind() == "string")
+            .map(|a| unquote(cx.text(a)))
+    };
+    match f.kind() {
+        // `import("./m")`
+        "import" => {
+            if let Some(module) = first_string() {
+                out.push(cx.import(module, "", None, node));
+            }
+        }
+        "identifier" if cx.text(f) == "require" => match first_string() {
+            Some(module) => require(node, module, cx, out),
+            None => out.push(cx.reference(RefKind::Call, "require", node)),
+        },
+        "identifier" | "member_expression" | "super" | "subscript_expression" => {
+            out.push(cx.reference(RefKind::Call, cx.text(f), node));
+        }
+        // Immediately invoked function expressions and curried calls have no callee name
+        // of their own (an inner call is recorded where it occurs).
+        _ => {}
+    }
+}
+
+/// `require("m")`: `const x = require()` aliases the module; destructuring imports names.
+fn require(node: Node, module: &str, cx: &Cx, out: &mut Vec<RawRef>) {
+    let target = node
+        .parent()
+        .filter(|p| p.kind() == "variable_declarator")
+        .and_then(|p| p.child_by_field_name("name"));
+    match target {
+        Some(t) if t.kind() == "identifier" => {
+            out.push(cx.import(module, "", Some(cx.text(t)), node))
+        }
+        Some(t) if t.kind() == "object_pattern" => {
+            let mut c = t.walk();
+            for p in t.named_children(&mut c) {
+                match p.kind() {
+                    "shorthand_property_identifier_pattern" => {
+                        out.push(cx.import(module, cx.text(p), None, node))
+                    }
+                    "pair_pattern" => {
+                        let key = cx.field(p, "key").unwrap_or("");
+                        out.push(cx.import(module, key, cx.field(p, "value"), node));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => out.push(cx.import(module, "", None, node)),
+    }
+}
+
+fn import_statement(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let mut c = node.walk();
+    let children: Vec<Node> = node.named_children(&mut c).collect();
+    // `import fs = require("fs")`
+    if let Some(req) = children
+        .iter()
+        .find(|n| n.kind() == "import_require_clause")
+    {
+        let module = req
+            .child_by_field_name("source")
+            .map_or("", |s| unquote(cx.text(s)));
+        let alias = req
+            .named_child(0)
+            .filter(|n| n.kind() == "identifier")
+            .map(|n| cx.text(n));
+        out.push(cx.import(module, "", alias, node));
+        return;
+    }
+    let Some(source) = node.child_by_field_name("source") else {
+        return;
+    };
+    let module = unquote(cx.text(source));
+    let Some(clause) = children.iter().find(|n| n.kind() == "import_clause") else {
+        // `import "./side-effects"`
+        out.push(cx.import(module, "", None, node));
+        return;
+    };
+    let mut c = clause.walk();
+    for part in clause.named_children(&mut c) {
+        match part.kind() {
+            // `import x from`: the default export under a local name.
+            "identifier" => out.push(cx.import(module, "default", Some(cx.text(part)), node)),
+            // `import * as ns from`: the whole module under a local name.
+            "namespace_import" => {
+                let alias = part.named_child(0).map(|n| cx.text(n));
+                out.push(cx.import(module, "", alias, node));
+            }
+            "named_imports" => specifiers(part, module, "import_specifier", node, cx, out),
+            _ => {}
+        }
+    }
+}
+
+/// `export {a as b} from "./m"`, `export * from "./m"`, `export * as ns from "./m"`.
+fn reexport(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let Some(source) = node.child_by_field_name("source") else {
+        return;
+    };
+    let module = unquote(cx.text(source));
+    let mut c = node.walk();
+    let parts: Vec<Node> = node.named_children(&mut c).collect();
+    if let Some(clause) = parts.iter().find(|p| p.kind() == "export_clause") {
+        specifiers(*clause, module, "export_specifier", node, cx, out);
+    } else if let Some(ns) = parts.iter().find(|p| p.kind() == "namespace_export") {
+        let alias = ns.named_child(0).map(|n| name_text(n, cx));
+        out.push(cx.import(module, "", alias, node));
+    } else {
+        out.push(cx.import(module, "*", None, node));
+    }
+}
+
+fn specifiers(list: Node, module: &str, kind: &str, at: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let mut c = list.walk();
+    for s in list.named_children(&mut c).filter(|s| s.kind() == kind) {
+        let name = s
+            .child_by_field_name("name")
+            .map_or("", |n| name_text(n, cx));
+        let alias = s.child_by_field_name("alias").map(|n| name_text(n, cx));
+        out.push(cx.import(module, name, alias, at));
+    }
+}
+
+/// An identifier's text, or a string literal's contents (`declare module "m"`,
+/// `export { "a-b" as c }`).
+fn name_text<'a>(node: Node, cx: &Cx<'a>) -> &'a str {
+    match node.kind() {
+        "string" => unquote(cx.text(node)),
+        _ => cx.text(node),
+    }
+}
+
+/// The statement's closing `;`, where the signature of a body-less declaration stops.
+fn semicolon(node: Node) -> Option<Node> {
+    node.child(node.child_count().checked_sub(1)? as u32)
+        .filter(|n| n.kind() == ";")
+}
+
+/// `@dec`, `@ns.dec`, `@dec(args)`: the decorator's name without arguments.
+fn decorator(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let Some(mut expr) = node.named_child(0) else {
+        return;
+    };
+    if expr.kind() == "parenthesized_expression" {
+        match expr.named_child(0) {
+            Some(inner) => expr = inner,
+            None => return,
+        }
+    }
+    let target = match expr.kind() {
+        "call_expression" => expr.child_by_field_name("function").unwrap_or(expr),
+        _ => expr,
+    };
+    out.push(cx.reference(RefKind::Decorator, cx.text(target), node));
+}
+
+/// A type without its type arguments: `Base<T>` -> `Base`, `ns.I<T>` -> `ns.I`.
+fn type_name<'a>(node: Node, cx: &Cx<'a>) -> &'a str {
+    match node.kind() {
+        "generic_type" => node
+            .child_by_field_name("name")
+            .map_or_else(|| cx.text(node), |n| cx.text(n)),
+        _ => cx.text(node),
+    }
+}
+
+/// `MAX_SIZE`, `API_V2`: all caps with at least one letter.
+fn is_constant_name(name: &str) -> bool {
+    name.bytes().any(|b| b.is_ascii_uppercase())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// Literal values, including arithmetic on literals (`60 * 1000`), literal arrays and
+/// objects and `as const`. Depth-bounded so hostile expressions cannot exhaust the stack.
+fn is_literal(node: Node, depth: u32) -> bool {
+    if depth > 8 {
+        return false;
+    }
+    match node.kind() {
+        "string" | "number" | "true" | "false" | "null" | "undefined" | "regex" | "array"
+        | "object" => true,
+        "template_string" => node
+            .named_children(&mut node.walk())
+            .all(|n| n.kind() != "template_substitution"),
+        "unary_expression" => node
+            .child_by_field_name("argument")
+            .is_some_and(|a| is_literal(a, depth + 1)),
+        "binary_expression" => {
+            node.child_by_field_name("left")
+                .is_some_and(|a| is_literal(a, depth + 1))
+                && node
+                    .child_by_field_name("right")
+                    .is_some_and(|a| is_literal(a, depth + 1))
+        }
+        "parenthesized_expression" | "as_expression" | "satisfies_expression" => node
+            .named_child(0)
+            .is_some_and(|a| is_literal(a, depth + 1)),
+        _ => false,
     }
 }

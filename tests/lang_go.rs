@@ -1,0 +1,295 @@
+//! Go extraction: functions, receiver-qualified methods, type specs, interface methods,
+//! constants, doc comments, calls, imports, embedding, package-path module names and
+//! recovery from syntax errors.
+
+use codebase_indexer::extract::extract;
+use codebase_indexer::lang::for_path;
+use codebase_indexer::model::{ExtractedNode, FileExtract, NodeKind, RefKind};
+
+fn run(path: &str, src: &str) -> FileExtract {
+    extract(for_path(path).expect("language for path"), path, src)
+}
+
+/// (kind, qualified name, parent index, start line, end line) of every definition.
+fn defs(x: &FileExtract) -> Vec<(NodeKind, &str, usize, u32, u32)> {
+    x.nodes[1..]
+        .iter()
+        .map(|n| {
+            (
+                n.kind,
+                n.qualified_name.as_str(),
+                n.parent.expect("definitions have a parent"),
+                n.start_line,
+                n.end_line,
+            )
+        })
+        .collect()
+}
+
+/// (owner qualified name, kind, name, module, alias, line) of a reference.
+type Ref<'a> = (
+    &'a str,
+    RefKind,
+    &'a str,
+    Option<&'a str>,
+    Option<&'a str>,
+    u32,
+);
+
+fn refs(x: &FileExtract) -> Vec<Ref<'_>> {
+    x.refs
+        .iter()
+        .map(|r| {
+            (
+                x.nodes[r.node].qualified_name.as_str(),
+                r.kind,
+                r.name.as_str(),
+                r.module.as_deref(),
+                r.alias.as_deref(),
+                r.line,
+            )
+        })
+        .collect()
+}
+
+fn node<'a>(x: &'a FileExtract, qualified_name: &str) -> &'a ExtractedNode {
+    x.nodes
+        .iter()
+        .find(|n| n.qualified_name == qualified_name)
+        .unwrap_or_else(|| panic!("no definition {qualified_name}"))
+}
+
+fn sig<'a>(x: &'a FileExtract, qualified_name: &str) -> &'a str {
+    node(x, qualified_name).signature.as_deref().unwrap_or("")
+}
+
+fn doc<'a>(x: &'a FileExtract, qualified_name: &str) -> Option<&'a str> {
+    node(x, qualified_name).docstring.as_deref()
+}
+
+const CLIENT: &str = r#"// Package http does things.
+package http
+
+import (
+	"fmt"
+	nethttp "net/http"
+	. "strings"
+	_ "embed"
+)
+
+import "os"
+
+// MaxSize is the largest body.
+const MaxSize = 10
+
+const (
+	A, B = 1, 2
+	// C counts.
+	C = iota
+)
+
+var verbose = false
+
+// Client talks to servers.
+// It is safe for concurrent use.
+type Client struct {
+	io.Reader
+	*Base
+	List[int]
+	name string
+}
+
+type (
+	// Handler serves.
+	Handler interface {
+		fmt.Stringer
+		~int | ~string
+		Serve(w Writer) error
+	}
+	ID = int
+	Num int
+	Pair[K comparable, V any] struct{ k K }
+)
+
+// Do sends a request.
+func (c *Client) Do(req *Request) (*Response, error) {
+	fmt.Println("x")
+	c.send(req)
+	f := func() { inner() }
+	f()
+	return nil, nil
+}
+
+func (p Pair[K, V]) Key() K { return p.k }
+
+func Generic[T any](x T) T {
+	return Must[T](x)
+}
+
+func main() {
+	type local struct{}
+	go run()
+	defer cleanup()
+	func() {}()
+}
+"#;
+
+#[test]
+fn go_definitions_nesting_and_lines() {
+    let x = run("net/http/client.go", CLIENT);
+    assert!(!x.has_errors);
+    use NodeKind::*;
+    assert_eq!(
+        defs(&x),
+        vec![
+            (Constant, "net/http.MaxSize", 0, 14, 14),
+            (Constant, "net/http.A", 0, 17, 17),
+            (Constant, "net/http.B", 0, 17, 17),
+            (Constant, "net/http.C", 0, 19, 19),
+            (Class, "net/http.Client", 0, 26, 31),
+            (Interface, "net/http.Handler", 0, 35, 39),
+            (Method, "net/http.Handler.Serve", 6, 38, 38),
+            (Type, "net/http.ID", 0, 40, 40),
+            (Type, "net/http.Num", 0, 41, 41),
+            (Class, "net/http.Pair", 0, 42, 42),
+            // Methods are qualified by their receiver type but sit in the file.
+            (Method, "net/http.Client.Do", 0, 46, 52),
+            (Method, "net/http.Pair.Key", 0, 54, 54),
+            (Function, "net/http.Generic", 0, 56, 58),
+            (Function, "net/http.main", 0, 60, 65),
+            (Class, "net/http.main.local", 14, 61, 61),
+        ]
+    );
+    // Package variables, locals and function literals are not definitions.
+    for absent in ["verbose", "f", "req", "name", "k"] {
+        assert!(
+            x.nodes.iter().all(|n| n.name != absent),
+            "{absent} must not be a definition"
+        );
+    }
+}
+
+#[test]
+fn go_signatures_and_docs() {
+    let x = run("net/http/client.go", CLIENT);
+    assert_eq!(sig(&x, "net/http.MaxSize"), "const MaxSize = 10");
+    assert_eq!(
+        doc(&x, "net/http.MaxSize"),
+        Some("MaxSize is the largest body.")
+    );
+    assert_eq!(sig(&x, "net/http.A"), "A, B = 1, 2");
+    assert_eq!(doc(&x, "net/http.C"), Some("C counts."));
+    assert_eq!(sig(&x, "net/http.Client"), "type Client struct");
+    assert_eq!(
+        doc(&x, "net/http.Client"),
+        Some("Client talks to servers.\nIt is safe for concurrent use.")
+    );
+    assert_eq!(sig(&x, "net/http.Handler"), "Handler interface");
+    assert_eq!(doc(&x, "net/http.Handler"), Some("Handler serves."));
+    assert_eq!(sig(&x, "net/http.Handler.Serve"), "Serve(w Writer) error");
+    assert_eq!(sig(&x, "net/http.ID"), "ID = int");
+    assert_eq!(sig(&x, "net/http.Pair"), "Pair[K comparable, V any] struct");
+    assert_eq!(
+        sig(&x, "net/http.Client.Do"),
+        "func (c *Client) Do(req *Request) (*Response, error)"
+    );
+    assert_eq!(doc(&x, "net/http.Client.Do"), Some("Do sends a request."));
+    assert_eq!(sig(&x, "net/http.Pair.Key"), "func (p Pair[K, V]) Key() K");
+    assert_eq!(sig(&x, "net/http.Generic"), "func Generic[T any](x T) T");
+    assert_eq!(doc(&x, "net/http.Generic"), None);
+}
+
+#[test]
+fn go_references() {
+    let x = run("net/http/client.go", CLIENT);
+    use RefKind::*;
+    let file = "net/http/client.go";
+    assert_eq!(
+        refs(&x),
+        vec![
+            (file, Import, "", Some("fmt"), None, 5),
+            (file, Import, "", Some("net/http"), Some("nethttp"), 6),
+            (file, Import, "", Some("strings"), Some("."), 7),
+            (file, Import, "", Some("embed"), Some("_"), 8),
+            (file, Import, "", Some("os"), None, 11),
+            ("net/http.Client", Inherits, "io.Reader", None, None, 27),
+            ("net/http.Client", Inherits, "Base", None, None, 28),
+            ("net/http.Client", Inherits, "List", None, None, 29),
+            // `~int | ~string` is a type set, not an embedded interface.
+            ("net/http.Handler", Inherits, "fmt.Stringer", None, None, 36),
+            ("net/http.Client.Do", Call, "fmt.Println", None, None, 47),
+            ("net/http.Client.Do", Call, "c.send", None, None, 48),
+            ("net/http.Client.Do", Call, "inner", None, None, 49),
+            ("net/http.Client.Do", Call, "f", None, None, 50),
+            ("net/http.Generic", Call, "Must", None, None, 57),
+            ("net/http.main", Call, "run", None, None, 62),
+            ("net/http.main", Call, "cleanup", None, None, 63),
+        ]
+    );
+}
+
+#[test]
+fn go_module_names_are_package_paths() {
+    let x = run(
+        "net/http/client_test.go",
+        "package http_test\n\nfunc TestX() {}\n",
+    );
+    assert_eq!(x.nodes[1].qualified_name, "net/http/http_test.TestX");
+    let x = run(
+        "net/http/client_test.go",
+        "package http\n\nfunc TestY() {}\n",
+    );
+    assert_eq!(x.nodes[1].qualified_name, "net/http.TestY");
+    let x = run("cmd/tool/main.go", "package main\n\nfunc main() {}\n");
+    assert_eq!(x.nodes[1].qualified_name, "cmd/tool.main");
+    let x = run(
+        "doc.go",
+        "package lib\n\ntype T struct{}\n\nfunc (t T) M() {}\n",
+    );
+    assert_eq!(x.nodes[1].qualified_name, "lib.T");
+    assert_eq!(x.nodes[2].qualified_name, "lib.T.M");
+    assert_eq!(x.nodes[2].kind, NodeKind::Method);
+}
+
+#[test]
+fn go_syntax_error_keeps_surrounding_definitions() {
+    let src = r#"package http
+
+func Before() int { return 1 }
+
+func Broken( {
+	x :=
+}
+
+type After struct{}
+
+func (a *After) Run() { Before() }
+"#;
+    let x = run("net/http/broken.go", src);
+    assert!(x.has_errors);
+    let names: Vec<&str> = x.nodes[1..]
+        .iter()
+        .map(|n| n.qualified_name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "net/http.Before",
+            "net/http.Broken",
+            "net/http.After",
+            "net/http.After.Run"
+        ]
+    );
+    assert_eq!(node(&x, "net/http.After.Run").start_line, 11);
+    assert_eq!(
+        refs(&x),
+        vec![(
+            "net/http.After.Run",
+            RefKind::Call,
+            "Before",
+            None,
+            None,
+            11
+        )]
+    );
+}
