@@ -265,16 +265,18 @@ impl Walker<'_, '_> {
         let mut next_row = anchor.start_position().row;
         let mut cur = anchor.prev_sibling();
         while let Some(prev) = cur {
-            if !prev.kind().contains("comment")
-                || prev.end_position().row + 1 < next_row
-                || self.cx.text(prev).starts_with("#!")
-            {
+            if !prev.kind().contains("comment") || last_row(prev) + 1 < next_row {
+                break;
+            }
+            // A shebang is no doc; inner docs (`//!`, `/*!`) document the enclosing module.
+            let text = self.cx.text(prev);
+            if text.starts_with("#!") || text.starts_with("//!") || text.starts_with("/*!") {
                 break;
             }
             // A trailing comment on the previous code line belongs to that line.
             if prev
                 .prev_sibling()
-                .is_some_and(|p| p.end_position().row == prev.start_position().row)
+                .is_some_and(|p| last_row(p) == prev.start_position().row)
             {
                 break;
             }
@@ -298,14 +300,18 @@ impl Walker<'_, '_> {
 }
 
 fn end_line(node: Node) -> u32 {
+    last_row(node) as u32 + 1
+}
+
+/// 0-based row of a node's last character: some grammars end a node (a Rust line comment,
+/// a C `#include`) at column 0 of the next row, after its newline.
+fn last_row(node: Node) -> usize {
     let end = node.end_position();
-    // A node ending at column 0 ends on the line before (trailing newline included).
-    let row = if end.column == 0 && end.row > node.start_position().row {
+    if end.column == 0 && end.row > node.start_position().row {
         end.row - 1
     } else {
         end.row
-    };
-    row as u32 + 1
+    }
 }
 
 fn strip_comment_markers(line: &str) -> &str {
