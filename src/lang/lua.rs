@@ -1,19 +1,146 @@
-//! Lua: not yet extracted beyond the file node.
+//! Lua: `function f()`, `local function f()`, `function M.f()` / `function a.b.f()` (scope
+//! `M` / `a.b`), `function M:m()` (a method of `M`) and functions assigned to names
+//! (`f = function() end`, `local f = function() end`, `M.f = function() end`). The `--`/`---`
+//! comments above a function are its docs. References: calls (`f()`, `M.f()`, `obj:m()`) and
+//! `require("x")` / `require "x"` imports (the local it is assigned to is the alias).
+//! Module names come from the path (`lua/` and `src/` layouts stripped, `init.lua` is its
+//! folder).
 
-use super::{dotted_module, Cx, Def, Rules};
-use crate::model::{NodeKind, RawRef};
+use super::{dotted_module, unquote, Cx, Def, Rules};
+use crate::model::{NodeKind, RawRef, RefKind};
 use tree_sitter::Node;
 
 pub struct Lua;
 
 impl Rules for Lua {
-    fn definition<'t>(&self, _node: Node<'t>, _enclosing: NodeKind, _cx: &Cx) -> Option<Def<'t>> {
-        None
+    fn definition<'t>(&self, node: Node<'t>, _enclosing: NodeKind, cx: &Cx) -> Option<Def<'t>> {
+        match node.kind() {
+            "function_declaration" => {
+                let name_node = node.child_by_field_name("name")?;
+                let (name_node, name, scope) = split_target(name_node, cx)?;
+                Some(
+                    Def::new(NodeKind::Function, name, name_node, node)
+                        .body(function_body(node))
+                        .scope(scope),
+                )
+            }
+            // Reported from the function value, so that the definition's scope is the
+            // function alone; the assignment around it is the outer range and signature.
+            "function_definition" => {
+                let (target, statement) = assigned_to(node)?;
+                let (name_node, name, scope) = split_target(target, cx)?;
+                Some(
+                    Def::new(NodeKind::Function, name, name_node, statement)
+                        .body(function_body(node))
+                        .scope(scope),
+                )
+            }
+            _ => None,
+        }
     }
 
-    fn references(&self, _node: Node, _cx: &Cx, _out: &mut Vec<RawRef>) {}
+    fn references(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+        if node.kind() != "function_call" {
+            return;
+        }
+        let Some(callee) = node.child_by_field_name("name") else {
+            return;
+        };
+        let name = cx.text(callee);
+        if name == "require" {
+            if let Some(module) = required_module(node, cx) {
+                let alias = assigned_to(node).and_then(|(target, _)| {
+                    (target.kind() == "identifier").then(|| cx.text(target))
+                });
+                out.push(cx.import(module, "", alias, node));
+                return;
+            }
+        }
+        out.push(cx.reference(RefKind::Call, name, node));
+    }
 
     fn module_name(&self, path: &str, _root: Node, _cx: &Cx) -> String {
-        dotted_module(path, &[], &[])
+        dotted_module(path, &["lua/", "src/"], &["init"])
     }
+}
+
+/// The block, or for an empty function the closing `end`, where the signature stops.
+fn function_body(func: Node) -> Option<Node> {
+    func.child_by_field_name("body").or_else(|| {
+        let mut c = func.walk();
+        let last = func.children(&mut c).last()?;
+        (last.kind() == "end").then_some(last)
+    })
+}
+
+/// `f` -> (`f`, no scope); `M.f` -> (`f`, `M`); `a.b.f` -> (`f`, `a.b`); `M:m` -> (`m`, `M`).
+/// Bracket targets (`t["k"]`) are not names.
+fn split_target<'t>(target: Node<'t>, cx: &Cx) -> Option<(Node<'t>, String, Option<String>)> {
+    match target.kind() {
+        "identifier" => Some((target, cx.text(target).to_string(), None)),
+        "dot_index_expression" | "method_index_expression" => {
+            let field = if target.kind() == "dot_index_expression" {
+                "field"
+            } else {
+                "method"
+            };
+            let name_node = target.child_by_field_name(field)?;
+            let table = target.child_by_field_name("table")?;
+            let scope = cx.text(table).split_whitespace().collect::<String>();
+            // `a.b.f` keeps dots; `a:b` cannot be a table, so only dotted paths are scopes.
+            if !scope
+                .split('.')
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+            {
+                return None;
+            }
+            Some((name_node, cx.text(name_node).to_string(), Some(scope)))
+        }
+        _ => None,
+    }
+}
+
+/// For a value in `a, b = v1, v2` (or `local ...`): the variable it is assigned to and the
+/// whole statement (the `variable_declaration` for locals, so that `local` and the comments
+/// above belong to it).
+fn assigned_to(value: Node) -> Option<(Node, Node)> {
+    let list = value.parent()?;
+    if list.kind() != "expression_list" {
+        return None;
+    }
+    let assignment = list.parent()?;
+    if assignment.kind() != "assignment_statement" {
+        return None;
+    }
+    let mut c = list.walk();
+    let index = list
+        .children_by_field_name("value", &mut c)
+        .position(|v| v.id() == value.id())?;
+    let vars = first_named_of(assignment, "variable_list")?;
+    let mut c = vars.walk();
+    let target = vars.children_by_field_name("name", &mut c).nth(index)?;
+    let statement = match assignment.parent() {
+        Some(p) if p.kind() == "variable_declaration" => p,
+        _ => assignment,
+    };
+    Some((target, statement))
+}
+
+fn first_named_of<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
+    let mut c = node.walk();
+    let found = node.named_children(&mut c).find(|n| n.kind() == kind);
+    found
+}
+
+/// The module of `require("x")` / `require "x"` when it is a literal string.
+fn required_module<'a>(call: Node, cx: &Cx<'a>) -> Option<&'a str> {
+    let args = call.child_by_field_name("arguments")?;
+    let first = args.named_child(0)?;
+    if first.kind() != "string" {
+        return None;
+    }
+    Some(match first.child_by_field_name("content") {
+        Some(content) => cx.text(content),
+        None => unquote(cx.text(first)),
+    })
 }

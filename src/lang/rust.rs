@@ -1,19 +1,280 @@
-//! Rust: not yet extracted beyond the file node.
+//! Rust: functions (methods inside `impl` and `trait` blocks, trait method signatures
+//! included), structs and unions (classes), enums, traits (interfaces), type aliases and
+//! associated types, `const`/`static` items (constants), inline `mod` blocks (modules) and
+//! `macro_rules!` macros (functions). `impl T` / `impl Trait for T` blocks only name a scope,
+//! so methods are qualified as `module.T.method`. `#[...]` attributes are part of the
+//! signature and reported as decorators; `///` comments above them are the docs.
+//! References: calls (`foo()`, `self.bar()`, `Foo::new()`), macro invocations (`name!`),
+//! `use` / `extern crate` imports (use trees expanded into one import per item), supertraits
+//! (inherits) and implemented traits (implements). Module names come from the path under
+//! `src/` (`src/runtime/builder.rs` -> `runtime.builder`, `mod.rs` dropped).
 
 use super::{dotted_module, Cx, Def, Rules};
-use crate::model::{NodeKind, RawRef};
+use crate::model::{NodeKind, RawRef, RefKind};
 use tree_sitter::Node;
 
 pub struct Rust;
 
+/// Items that may carry `#[...]` attributes reported as their decorators.
+const ATTRIBUTED_ITEMS: &[&str] = &[
+    "function_item",
+    "function_signature_item",
+    "struct_item",
+    "union_item",
+    "enum_item",
+    "trait_item",
+    "type_item",
+    "associated_type",
+    "const_item",
+    "static_item",
+    "mod_item",
+    "macro_definition",
+    "impl_item",
+];
+
 impl Rules for Rust {
-    fn definition<'t>(&self, _node: Node<'t>, _enclosing: NodeKind, _cx: &Cx) -> Option<Def<'t>> {
-        None
+    fn definition<'t>(&self, node: Node<'t>, _enclosing: NodeKind, cx: &Cx) -> Option<Def<'t>> {
+        let kind = match node.kind() {
+            // The engine turns a function directly inside an impl or trait into a method.
+            "function_item" | "function_signature_item" | "macro_definition" => NodeKind::Function,
+            "struct_item" | "union_item" => NodeKind::Class,
+            "enum_item" => NodeKind::Enum,
+            "trait_item" => NodeKind::Interface,
+            "type_item" | "associated_type" => NodeKind::Type,
+            "const_item" | "static_item" => NodeKind::Constant,
+            // `mod m;` only points at another file, which defines the module itself.
+            "mod_item" if node.child_by_field_name("body").is_some() => NodeKind::Module,
+            "impl_item" => return impl_scope(node, cx),
+            _ => return None,
+        };
+        let name_node = node.child_by_field_name("name")?;
+        let name = cx.text(name_node);
+        // `const _: () = ...;` is an anonymous compile-time assertion, not a named item.
+        if name.is_empty() || name == "_" {
+            return None;
+        }
+        let body = if node.kind() == "macro_definition" {
+            // Stop the signature at the rules so it reads `macro_rules! name`.
+            first_named_of(node, "macro_rule")
+        } else {
+            // Body-less items (`fn f();`, `type T = u8;`) end the signature before the `;`.
+            node.child_by_field_name("body").or_else(|| {
+                let mut c = node.walk();
+                let last = node.children(&mut c).last()?;
+                (last.kind() == ";").then_some(last)
+            })
+        };
+        Some(Def::new(kind, name.to_string(), name_node, node).body(body))
     }
 
-    fn references(&self, _node: Node, _cx: &Cx, _out: &mut Vec<RawRef>) {}
+    fn references(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+        let kind = node.kind();
+        // Attributes are preceding siblings; reporting them from the item itself attaches
+        // them to the definition rather than to its parent. `mod m;` defines nothing here.
+        if ATTRIBUTED_ITEMS.contains(&kind)
+            && (kind != "mod_item" || node.child_by_field_name("body").is_some())
+        {
+            decorators(node, cx, out);
+        }
+        match kind {
+            "call_expression" => {
+                if let Some(f) = node.child_by_field_name("function") {
+                    out.push(cx.reference(RefKind::Call, cx.text(callee(f)), node));
+                }
+            }
+            "macro_invocation" => {
+                if let Some(m) = node.child_by_field_name("macro") {
+                    let name = format!("{}!", cx.text(m));
+                    out.push(cx.reference(RefKind::Call, &name, node));
+                }
+            }
+            "use_declaration" => {
+                if let Some(arg) = node.child_by_field_name("argument") {
+                    use_tree(arg, "", node, cx, out);
+                }
+            }
+            "extern_crate_declaration" => {
+                if let Some(name) = cx.field(node, "name") {
+                    out.push(cx.import(name, "", cx.field(node, "alias"), node));
+                }
+            }
+            "trait_item" => {
+                if let Some(bounds) = node.child_by_field_name("bounds") {
+                    let mut c = bounds.walk();
+                    for b in bounds.named_children(&mut c) {
+                        if b.kind() != "lifetime" {
+                            out.push(cx.reference(RefKind::Inherits, &type_path(b, cx), b));
+                        }
+                    }
+                }
+            }
+            "impl_item" => {
+                if let Some(t) = node.child_by_field_name("trait") {
+                    out.push(cx.reference(RefKind::Implements, &type_path(t, cx), t));
+                }
+            }
+            _ => {}
+        }
+    }
 
     fn module_name(&self, path: &str, _root: Node, _cx: &Cx) -> String {
-        dotted_module(path, &[], &[])
+        dotted_module(path, &["src/"], &["mod", "lib", "main"])
+    }
+
+    fn attached_prefix_kinds(&self) -> &'static [&'static str] {
+        &["attribute_item"]
+    }
+}
+
+/// `impl<T> Vec<T>` and `impl Display for Vec<T>` name the scope `Vec` for their items.
+fn impl_scope<'t>(node: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
+    let ty = node.child_by_field_name("type")?;
+    let name = type_name(ty, cx);
+    if name.is_empty() {
+        return None;
+    }
+    // Kind `Class` so that functions directly inside become methods.
+    let mut def = Def::new(NodeKind::Class, name, ty, node).body(node.child_by_field_name("body"));
+    def.scope_only = true;
+    Some(def)
+}
+
+/// The bare type name an impl block is for: generics, paths and references stripped.
+fn type_name(mut ty: Node, cx: &Cx) -> String {
+    // A loop rather than recursion: `&&&...T` may nest as deep as the input does.
+    while matches!(
+        ty.kind(),
+        "generic_type" | "reference_type" | "pointer_type"
+    ) {
+        match ty.child_by_field_name("type") {
+            Some(inner) => ty = inner,
+            None => return String::new(),
+        }
+    }
+    match ty.kind() {
+        "scoped_type_identifier" => cx.field(ty, "name").unwrap_or("").to_string(),
+        // Tuples, slices, `dyn Trait`: keep the text, without spaces that would read oddly.
+        _ => cx.text(ty).split_whitespace().collect(),
+    }
+}
+
+/// A trait or bound as written, its generic arguments dropped (`Iterator<Item = u8>` ->
+/// `Iterator`, `fmt::Display` stays).
+fn type_path(ty: Node, cx: &Cx) -> String {
+    match ty.kind() {
+        "generic_type" => ty
+            .child_by_field_name("type")
+            .map(|t| type_path(t, cx))
+            .unwrap_or_default(),
+        "higher_ranked_trait_bound" => ty
+            .child_by_field_name("type")
+            .map(|t| type_path(t, cx))
+            .unwrap_or_default(),
+        _ => cx.text(ty).to_string(),
+    }
+}
+
+/// The callee without turbofish arguments: `parse::<u8>` -> `parse`.
+fn callee(f: Node) -> Node {
+    if f.kind() == "generic_function" {
+        f.child_by_field_name("function").unwrap_or(f)
+    } else {
+        f
+    }
+}
+
+fn first_named_of<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
+    let mut c = node.walk();
+    let found = node.named_children(&mut c).find(|n| n.kind() == kind);
+    found
+}
+
+/// One decorator per `#[attr]` directly above the item (comments in between allowed).
+fn decorators(item: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let mut attrs = Vec::new();
+    let mut prev = item.prev_named_sibling();
+    while let Some(p) = prev {
+        match p.kind() {
+            "attribute_item" => attrs.push(p),
+            "line_comment" | "block_comment" => {}
+            _ => break,
+        }
+        prev = p.prev_named_sibling();
+    }
+    for attr_item in attrs.into_iter().rev() {
+        let Some(attr) = first_named_of(attr_item, "attribute") else {
+            continue;
+        };
+        if let Some(path) = attr.named_child(0) {
+            out.push(cx.reference(RefKind::Decorator, cx.text(path), attr_item));
+        }
+    }
+}
+
+/// Expands a use tree into imports: `a::b::{c, d as e, f::*}` gives `(a::b, c)`,
+/// `(a::b, d as e)` and `(a::b::f, *)`.
+fn use_tree(node: Node, prefix: &str, at: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    use_tree_at(node, prefix, at, cx, out, 0);
+}
+
+/// Nesting deeper than any real use tree is left out rather than risking the stack.
+const MAX_USE_DEPTH: usize = 32;
+
+fn use_tree_at(node: Node, prefix: &str, at: Node, cx: &Cx, out: &mut Vec<RawRef>, depth: usize) {
+    if depth > MAX_USE_DEPTH {
+        return;
+    }
+    match node.kind() {
+        "use_as_clause" => {
+            if let Some(path) = node.child_by_field_name("path") {
+                let full = join_path(prefix, cx.text(path));
+                push_path_import(&full, cx.field(node, "alias"), at, cx, out);
+            }
+        }
+        "use_wildcard" => {
+            let module = node
+                .named_child(0)
+                .map_or_else(|| prefix.to_string(), |p| join_path(prefix, cx.text(p)));
+            out.push(cx.import(&module, "*", None, at));
+        }
+        "scoped_use_list" => {
+            let inner = node
+                .child_by_field_name("path")
+                .map_or_else(|| prefix.to_string(), |p| join_path(prefix, cx.text(p)));
+            if let Some(list) = node.child_by_field_name("list") {
+                use_tree_at(list, &inner, at, cx, out, depth + 1);
+            }
+        }
+        "use_list" => {
+            let mut c = node.walk();
+            for item in node.named_children(&mut c) {
+                use_tree_at(item, prefix, at, cx, out, depth + 1);
+            }
+        }
+        "identifier" | "scoped_identifier" | "self" | "crate" | "super" => {
+            let full = join_path(prefix, cx.text(node));
+            push_path_import(&full, None, at, cx, out);
+        }
+        _ => {}
+    }
+}
+
+/// `a::b` under prefix `x` is `x::a::b`; `self` inside a list means the prefix itself.
+fn join_path(prefix: &str, path: &str) -> String {
+    let path = path.trim_start_matches("::");
+    if prefix.is_empty() {
+        path.to_string()
+    } else if path == "self" {
+        prefix.to_string()
+    } else {
+        format!("{prefix}::{path}")
+    }
+}
+
+/// `a::b::c` imports item `c` from module `a::b`; a single segment imports a whole crate.
+fn push_path_import(full: &str, alias: Option<&str>, at: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    match full.rsplit_once("::") {
+        Some((module, name)) => out.push(cx.import(module, name, alias, at)),
+        None => out.push(cx.import(full, "", alias, at)),
     }
 }
