@@ -581,3 +581,16 @@ fn rust_never_panics_on_fragments() {
         assert!(ex.nodes.iter().all(|n| n.name != "_"));
     }
 }
+
+#[test]
+fn rust_multi_line_doc_comments_survive_attributes() {
+    let src = "//! Crate docs.\n\nuse std::fmt;\n\n/// First line.\n///\n/// Second para.\n#[derive(Debug)]\npub struct S;\n";
+    let lang = codebase_indexer::lang::for_path("src/lib.rs").unwrap();
+    let x = codebase_indexer::extract::extract(lang, "src/lib.rs", src);
+    let s = x.nodes.iter().find(|n| n.name == "S").unwrap();
+    assert_eq!(s.docstring.as_deref(), Some("First line.\n\nSecond para."));
+    assert!(x
+        .nodes
+        .iter()
+        .all(|n| n.docstring.as_deref() != Some("Crate docs.")));
+}
