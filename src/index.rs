@@ -396,3 +396,74 @@ fn remove_stale_temporaries(db: &Path) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_that_cannot_be_read_is_skipped_as_unreadable() {
+        // Deleted between the walk and the read, or denied: either way it is not read.
+        let gone = Candidate {
+            path: "gone.py".into(),
+            abs: PathBuf::from("/nonexistent/codebase-indexer/gone.py"),
+            size: 10,
+            mtime_ns: 0,
+        };
+        assert!(matches!(
+            read_and_extract(&gone, None),
+            Outcome::Skipped(SkipReason::Unreadable)
+        ));
+        let dir = tempfile::tempdir().unwrap();
+        let folder = Candidate {
+            path: "folder.py".into(),
+            abs: dir.path().to_path_buf(),
+            size: 0,
+            mtime_ns: 0,
+        };
+        assert!(matches!(
+            read_and_extract(&folder, None),
+            Outcome::Skipped(SkipReason::Unreadable)
+        ));
+    }
+
+    #[test]
+    fn results_are_delivered_in_item_order() {
+        let items: Vec<u64> = (0..500).collect();
+        let mut seen = Vec::new();
+        process_in_order(
+            &items,
+            3,
+            |&i| {
+                // Uneven work so results arrive out of order.
+                std::thread::sleep(std::time::Duration::from_micros((i * 7919) % 300));
+                i * 2
+            },
+            |i, r| {
+                seen.push((i, r));
+                Ok(())
+            },
+        )
+        .unwrap();
+        let expected: Vec<(usize, u64)> = items.iter().map(|&i| (i as usize, i * 2)).collect();
+        assert_eq!(seen, expected);
+    }
+
+    #[test]
+    fn a_failing_sink_stops_the_workers() {
+        let items: Vec<u32> = (0..10_000).collect();
+        let err = process_in_order(
+            &items,
+            2,
+            |&i| i,
+            |i, _| {
+                if i == 10 {
+                    anyhow::bail!("disk full")
+                }
+                Ok(())
+            },
+        )
+        .unwrap_err();
+        assert_eq!(err.to_string(), "disk full");
+    }
+}

@@ -124,6 +124,23 @@ const GENERATED_SUFFIXES: &[&str] = &[
     ".generated.cs",
 ];
 
+/// Extensions of formats that are never text: skipped as binary without being read.
+const BINARY_EXTENSIONS: &[&str] = &[
+    "png", "jpg", "jpeg", "gif", "bmp", "ico", "icns", "webp", "tif", "tiff", "psd", "pdf", "zip",
+    "gz", "tgz", "bz2", "xz", "zst", "7z", "rar", "jar", "war", "whl", "egg", "so", "dylib", "dll",
+    "exe", "o", "a", "lib", "obj", "class", "pyc", "pyo", "mo", "woff", "woff2", "ttf", "otf",
+    "eot", "mp3", "mp4", "wav", "ogg", "flac", "avi", "mov", "webm", "sqlite", "db", "bin", "dat",
+    "wasm", "npy", "pkl", "parquet",
+];
+
+fn has_binary_extension(name: &str) -> bool {
+    name.rsplit_once('.').is_some_and(|(_, ext)| {
+        BINARY_EXTENSIONS
+            .iter()
+            .any(|b| b.eq_ignore_ascii_case(ext))
+    })
+}
+
 /// Walks `root` and returns the candidate files sorted by path, plus what was skipped.
 pub fn walk(opts: &WalkOptions) -> Result<(Vec<Candidate>, Skipped)> {
     let root = opts.root;
@@ -205,6 +222,10 @@ pub fn walk(opts: &WalkOptions) -> Result<(Vec<Candidate>, Skipped)> {
             }
             if LOCK_FILES.contains(&name.as_ref()) {
                 skip(SkipReason::LockFile, rel);
+                return WalkState::Continue;
+            }
+            if has_binary_extension(&name) {
+                skip(SkipReason::Binary, rel);
                 return WalkState::Continue;
             }
             if GENERATED_SUFFIXES.iter().any(|s| name.ends_with(s)) {
@@ -290,7 +311,7 @@ pub enum ContentClass {
     Generated,
 }
 
-/// Binary (a NUL byte near the start) or generated (a marker in the first lines) content.
+/// Binary (a NUL byte near the start, for files whose extension did not already tell) or generated (a marker in the first lines) content.
 pub fn classify_content(bytes: &[u8]) -> ContentClass {
     let head = &bytes[..bytes.len().min(8192)];
     if head.contains(&0) {

@@ -39,6 +39,8 @@ fn walk_honours_ignore_files_and_counts_every_skip() {
     );
     write(root, "big.py", &vec![b'#'; 2048]);
     write(root, "image.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
+    // No telling extension: recognized by the NUL byte in its content.
+    write(root, "payload.xyz", b"abc\0def");
     write(root, "latin1.py", b"# caf\xe9\ndef cafe():\n    return 1\n");
     symlink("/etc", root.join("outside")).unwrap();
     symlink(".", root.join("loop")).unwrap();
@@ -62,7 +64,10 @@ fn walk_honours_ignore_files_and_counts_every_skip() {
     );
     assert_eq!(skipped(SkipReason::Symlink), vec!["loop", "outside"]);
     assert_eq!(skipped(SkipReason::TooLarge), vec!["big.py"]);
-    assert_eq!(skipped(SkipReason::Binary), vec!["image.png"]);
+    assert_eq!(
+        skipped(SkipReason::Binary),
+        vec!["image.png", "payload.xyz"]
+    );
     assert_eq!(
         skipped(SkipReason::Generated),
         vec!["api_pb2.py", "app.min.js", "gen.go"]
@@ -70,7 +75,7 @@ fn walk_honours_ignore_files_and_counts_every_skip() {
     assert_eq!(skipped(SkipReason::LockFile), vec!["Cargo.lock"]);
     assert_eq!(skipped(SkipReason::Excluded), vec!["drop"]);
     assert!(skipped(SkipReason::Hidden).contains(&".hidden.py".to_string()));
-    assert_eq!(summary.skipped["binary"], 1);
+    assert_eq!(summary.skipped["binary"], 2);
     // Invalid UTF-8 is replaced, flagged and still extracted.
     assert_eq!(summary.invalid_utf8_files, 1);
     let flags = dump(&db, "SELECT flags FROM files WHERE path = 'latin1.py'");
