@@ -66,6 +66,9 @@ struct Extracted {
     extract: FileExtract,
 }
 
+/// A full build commits after about this much source (see `run`).
+const BULK_COMMIT_BYTES: u64 = 32 << 20;
+
 /// What the database already knows about a file.
 struct Known {
     size: u64,
@@ -119,14 +122,20 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
     };
 
     // Files whose size and mtime match the database are unchanged without being read.
-    let (unchanged, to_read): (Vec<&Candidate>, Vec<&Candidate>) =
+    let (unchanged, mut to_read): (Vec<&Candidate>, Vec<&Candidate>) =
         candidates.iter().partition(|c| {
             known
                 .get(c.path.as_str())
                 .is_some_and(|k| k.size == c.size && k.mtime_ns == c.mtime_ns)
         });
     summary.unchanged = unchanged.len();
+    // Written in id order, every table grows by appending at the end of its B-tree instead of
+    // splitting pages all over a database far larger than the page cache.
+    to_read.sort_by_cached_key(|c| writer::file_id(&c.path));
 
+    // An incremental run is one transaction: killed, it rolls back. A full build writes a
+    // file nobody reads until it is renamed into place, so it commits every few dozen MB
+    // to keep SQLite's page cache clean instead of spilling it page by page.
     let tx = conn.transaction()?;
     let deferred = if incremental {
         None
@@ -135,6 +144,7 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
     };
     {
         let mut writer = Writer::new(&tx, incremental);
+        let mut uncommitted_bytes = 0u64;
         let total = to_read.len();
         let mut done = 0usize;
         process_in_order(
@@ -172,6 +182,11 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
                             &x.extract,
                         )?;
                         summary.extracted += 1;
+                        uncommitted_bytes += c.size;
+                        if !incremental && uncommitted_bytes > BULK_COMMIT_BYTES {
+                            tx.execute_batch("COMMIT; BEGIN")?;
+                            uncommitted_bytes = 0;
+                        }
                     }
                     Outcome::Skipped(reason) => {
                         if was_known {

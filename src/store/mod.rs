@@ -49,8 +49,11 @@ pub fn open(path: &Path, mode: Mode) -> Result<Connection> {
 pub fn create(path: &Path, mode: Mode) -> Result<Connection> {
     let conn = Connection::open(path)
         .with_context(|| format!("cannot create database {}", path.display()))?;
+    // Large pages: most of the database is file text, stored in overflow page chains.
+    conn.execute_batch(&format!(
+        "PRAGMA page_size = 16384; PRAGMA application_id = {APPLICATION_ID};"
+    ))?;
     configure(&conn, mode)?;
-    conn.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID};"))?;
     migrate(&conn)?;
     Ok(conn)
 }

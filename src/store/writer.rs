@@ -187,19 +187,21 @@ impl<'c> Writer<'c> {
             let rows = q.query_map([], |r| r.get::<_, String>(0))?;
             rows.collect::<rusqlite::Result<_>>()?
         };
+        // One index range covers `name` and every `name#k` (`#` sorts just before `$`); rows of
+        // other names in that range (`name!`, `name#x`) are filtered out below.
         let mut members = self.conn.prepare_cached(
             "SELECT n.id, n.qualified_name FROM nodes n JOIN files f ON f.id = n.file_id \
-             WHERE n.qualified_name = ?1 \
-                OR (n.qualified_name >= ?1 || '#' AND n.qualified_name < ?1 || '$') \
+             WHERE n.qualified_name >= ?1 AND n.qualified_name < ?1 || '$' \
              ORDER BY f.path, n.start_byte, n.id",
         )?;
         let mut rename = self
             .conn
             .prepare_cached("UPDATE nodes SET qualified_name = ?1 WHERE id = ?2")?;
         for name in names {
-            let rows: Vec<(i64, String)> = members
+            let mut rows: Vec<(i64, String)> = members
                 .query_map([&name], |r| Ok((r.get(0)?, r.get(1)?)))?
                 .collect::<rusqlite::Result<_>>()?;
+            rows.retain(|(_, qn)| base_name(qn) == name);
             for (k, (id, current)) in rows.into_iter().enumerate() {
                 let wanted = if k == 0 {
                     name.clone()
