@@ -143,7 +143,7 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
         Some(store::defer_indexes(&tx)?)
     };
     {
-        let mut writer = Writer::new(&tx, incremental);
+        let mut writer = Writer::new(&tx, incremental)?;
         let mut uncommitted_bytes = 0u64;
         let total = to_read.len();
         let mut done = 0usize;

@@ -4,7 +4,7 @@
 use crate::model::FileExtract;
 use crate::text::split_identifier;
 use anyhow::{bail, Context, Result};
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection, OptionalExtension, Statement};
 use std::collections::BTreeSet;
 
 /// Node ids are `file id << ORDINAL_BITS | ordinal within the file`: a file's nodes form one
@@ -43,62 +43,70 @@ pub const FLAG_INVALID_UTF8: i64 = 4;
 /// touched so `finish` can re-number exactly the names that may have changed.
 pub struct Writer<'c> {
     conn: &'c Connection,
+    insert_file: Statement<'c>,
+    insert_content: Statement<'c>,
+    insert_node: Statement<'c>,
+    insert_ref: Statement<'c>,
     touched: BTreeSet<String>,
     track_touched: bool,
 }
 
 impl<'c> Writer<'c> {
     /// `track_touched` is off for a full build, which re-numbers every repeated name at the end.
-    pub fn new(conn: &'c Connection, track_touched: bool) -> Self {
-        Writer {
+    pub fn new(conn: &'c Connection, track_touched: bool) -> Result<Self> {
+        Ok(Writer {
             conn,
+            insert_file: conn.prepare(
+                "INSERT INTO files(id, path, language, size, mtime_ns, hash, lines, flags) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )?,
+            insert_content: conn
+                .prepare("INSERT INTO file_contents(file_id, content) VALUES (?1, ?2)")?,
+            insert_node: conn.prepare(
+                "INSERT INTO nodes(id, file_id, kind, name, qualified_name, parent_id, signature, \
+                 docstring, start_line, end_line, start_byte, end_byte, name_tokens) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+            )?,
+            insert_ref: conn.prepare(
+                "INSERT INTO refs(node_id, seq, kind, name, module, alias, line) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?,
             touched: BTreeSet::new(),
             track_touched,
-        }
+        })
     }
 
     pub fn insert_file(&mut self, rec: &FileRecord, extract: &FileExtract) -> Result<()> {
         let fid = file_id(rec.path);
-        let existing: Option<String> = self
-            .conn
-            .prepare_cached("SELECT path FROM files WHERE id = ?1")?
-            .query_row([fid], |r| r.get(0))
-            .optional()?;
-        if let Some(other) = existing {
-            bail!(
-                "file id collision between {other} and {}: exclude one of them with --exclude",
-                rec.path
-            );
-        }
         let lines = extract.nodes.first().map_or(0, |n| n.end_line);
-        self.conn
-            .prepare_cached(
-                "INSERT INTO files(id, path, language, size, mtime_ns, hash, lines, flags) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            )?
-            .execute(params![
-                fid,
-                rec.path,
-                rec.language,
-                rec.size as i64,
-                rec.mtime_ns,
-                rec.hash,
-                lines,
-                rec.flags
-            ])
-            .with_context(|| format!("storing {}", rec.path))?;
-        self.conn
-            .prepare_cached("INSERT INTO file_contents(file_id, content) VALUES (?1, ?2)")?
-            .execute(params![fid, rec.content])?;
+        let inserted = self.insert_file.execute(params![
+            fid,
+            rec.path,
+            rec.language,
+            rec.size as i64,
+            rec.mtime_ns,
+            rec.hash,
+            lines,
+            rec.flags
+        ]);
+        if let Err(e) = inserted {
+            let other: Option<String> = self
+                .conn
+                .query_row("SELECT path FROM files WHERE id = ?1", [fid], |r| r.get(0))
+                .optional()?;
+            match other {
+                Some(other) => bail!(
+                    "file id collision between {other} and {}: exclude one of them with --exclude",
+                    rec.path
+                ),
+                None => return Err(e).with_context(|| format!("storing {}", rec.path)),
+            }
+        }
+        self.insert_content.execute(params![fid, rec.content])?;
 
         let base = fid << ORDINAL_BITS;
-        let mut insert_node = self.conn.prepare_cached(
-            "INSERT INTO nodes(id, file_id, kind, name, qualified_name, parent_id, signature, \
-             docstring, start_line, end_line, start_byte, end_byte, name_tokens) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-        )?;
         for (i, n) in extract.nodes.iter().enumerate() {
-            insert_node.execute(params![
+            self.insert_node.execute(params![
                 base + i as i64,
                 fid,
                 n.kind.as_str(),
@@ -117,12 +125,8 @@ impl<'c> Writer<'c> {
                 self.touched.insert(n.qualified_name.clone());
             }
         }
-        let mut insert_ref = self.conn.prepare_cached(
-            "INSERT INTO refs(node_id, seq, kind, name, module, alias, line) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        )?;
         for (seq, r) in extract.refs.iter().enumerate() {
-            insert_ref.execute(params![
+            self.insert_ref.execute(params![
                 base + r.node as i64,
                 seq as i64,
                 r.kind.as_str(),
