@@ -1,19 +1,297 @@
-//! Java: not yet extracted beyond the file node.
+//! Java: classes, interfaces, enums, records and annotation types (`@interface` is an
+//! Interface), methods (interface and abstract ones without bodies, methods of anonymous
+//! classes and enum constant bodies included), constructors and compact constructors (named
+//! after their class), `static final` fields and interface constants (one Constant per
+//! declarator), nested, inner and local classes. Javadoc comes from the leading comment.
+//! References: method calls, `new Foo()`, `super(...)`/`this(...)`, imports (static and
+//! on-demand ones too), `extends`/`implements` and annotations on definitions.
+//! A type declaration that error recovery broke up is recovered from the error node.
+//! The module name is the declared `package`, else the file's directory, dotted.
 
-use super::{dotted_module, Cx, Def, Rules};
-use crate::model::{NodeKind, RawRef};
+use super::{Cx, Def, Rules};
+use crate::model::{NodeKind, RawRef, RefKind};
 use tree_sitter::Node;
 
 pub struct Java;
 
 impl Rules for Java {
-    fn definition<'t>(&self, _node: Node<'t>, _enclosing: NodeKind, _cx: &Cx) -> Option<Def<'t>> {
-        None
+    fn definition<'t>(&self, node: Node<'t>, _enclosing: NodeKind, cx: &Cx) -> Option<Def<'t>> {
+        let kind = match node.kind() {
+            "class_declaration" | "record_declaration" => NodeKind::Class,
+            "interface_declaration" | "annotation_type_declaration" => NodeKind::Interface,
+            "enum_declaration" => NodeKind::Enum,
+            // Every Java function is a member of some class, anonymous ones included, so
+            // these are methods even where the enclosing definition is a method.
+            "method_declaration"
+            | "constructor_declaration"
+            | "compact_constructor_declaration"
+            | "annotation_type_element_declaration" => NodeKind::Method,
+            "variable_declarator" => return constant(node, cx),
+            "ERROR" => {
+                return recovered_type(
+                    node,
+                    cx,
+                    &[
+                        ("class", NodeKind::Class),
+                        ("record", NodeKind::Class),
+                        ("interface", NodeKind::Interface),
+                        ("enum", NodeKind::Enum),
+                    ],
+                    &[
+                        "type_parameters",
+                        "superclass",
+                        "super_interfaces",
+                        "extends_interfaces",
+                        "formal_parameters",
+                        "permits",
+                    ],
+                )
+            }
+            "enum_constant" => {
+                // A constant with a body is an anonymous subclass: its methods are
+                // qualified through the constant (`Color.RED.apply`), nothing is stored.
+                node.child_by_field_name("body")?;
+                let name = node.child_by_field_name("name")?;
+                let mut d = Def::new(NodeKind::Class, cx.text(name).to_string(), name, node);
+                d.scope_only = true;
+                return Some(d);
+            }
+            _ => return None,
+        };
+        let name = node.child_by_field_name("name")?;
+        Some(
+            Def::new(kind, cx.text(name).to_string(), name, node)
+                .body(node.child_by_field_name("body")),
+        )
     }
 
-    fn references(&self, _node: Node, _cx: &Cx, _out: &mut Vec<RawRef>) {}
-
-    fn module_name(&self, path: &str, _root: Node, _cx: &Cx) -> String {
-        dotted_module(path, &[], &[])
+    fn references(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+        match node.kind() {
+            "method_invocation" => {
+                let Some(name) = node.child_by_field_name("name") else {
+                    return;
+                };
+                let callee = match node.child_by_field_name("object") {
+                    Some(obj) => format!("{}.{}", cx.text(obj), cx.text(name)),
+                    None => cx.text(name).to_string(),
+                };
+                out.push(cx.reference(RefKind::Call, &callee, node));
+            }
+            "object_creation_expression" => {
+                if let Some(ty) = node.child_by_field_name("type") {
+                    let name = strip_type_args(cx.text(ty), '<', '>');
+                    out.push(cx.reference(RefKind::Call, &name, node));
+                }
+            }
+            "explicit_constructor_invocation" => {
+                if let Some(ctor) = node.child_by_field_name("constructor") {
+                    let callee = match node.child_by_field_name("object") {
+                        Some(obj) => format!("{}.{}", cx.text(obj), cx.text(ctor)),
+                        None => cx.text(ctor).to_string(),
+                    };
+                    out.push(cx.reference(RefKind::Call, &callee, node));
+                }
+            }
+            "import_declaration" => import(node, cx, out),
+            "class_declaration" | "record_declaration" | "enum_declaration" => {
+                annotations(node, cx, out);
+                if let Some(sup) = node.child_by_field_name("superclass") {
+                    types_in(sup, RefKind::Inherits, cx, out);
+                }
+                if let Some(list) = node.child_by_field_name("interfaces") {
+                    types_in(list, RefKind::Implements, cx, out);
+                }
+            }
+            "interface_declaration" => {
+                annotations(node, cx, out);
+                // An interface's `extends` list names the interfaces it inherits from.
+                let mut c = node.walk();
+                for child in node.named_children(&mut c) {
+                    if child.kind() == "extends_interfaces" {
+                        types_in(child, RefKind::Inherits, cx, out);
+                    }
+                }
+            }
+            "annotation_type_declaration"
+            | "method_declaration"
+            | "constructor_declaration"
+            | "compact_constructor_declaration"
+            | "annotation_type_element_declaration" => annotations(node, cx, out),
+            "variable_declarator" => {
+                // A constant's annotations sit on the shared field declaration.
+                if let Some(field) = node.parent().filter(|p| is_constant_field(*p, cx)) {
+                    annotations(field, cx, out);
+                }
+            }
+            _ => {}
+        }
     }
+
+    fn module_name(&self, path: &str, root: Node, cx: &Cx) -> String {
+        let mut c = root.walk();
+        let declared = root
+            .named_children(&mut c)
+            .find(|n| n.kind() == "package_declaration")
+            .and_then(|pkg| {
+                let mut c = pkg.walk();
+                let name = pkg
+                    .named_children(&mut c)
+                    .find(|n| matches!(n.kind(), "scoped_identifier" | "identifier"));
+                name
+            })
+            .map(|n| strip_type_args(cx.text(n), '<', '>'));
+        declared.unwrap_or_else(|| directory_module(path))
+    }
+}
+
+/// A declarator of a `static final` field or of an interface constant.
+fn constant<'t>(node: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
+    let field = node.parent()?;
+    if !is_constant_field(field, cx) {
+        return None;
+    }
+    let name = node.child_by_field_name("name")?;
+    // The whole field declaration is the definition: its modifiers and Javadoc apply to
+    // every declarator in it.
+    Some(Def::new(
+        NodeKind::Constant,
+        cx.text(name).to_string(),
+        name,
+        field,
+    ))
+}
+
+fn is_constant_field(field: Node, cx: &Cx) -> bool {
+    match field.kind() {
+        // Fields of interfaces are implicitly `static final`.
+        "constant_declaration" => true,
+        "field_declaration" => {
+            let mut c = field.walk();
+            let Some(mods) = field
+                .named_children(&mut c)
+                .find(|n| n.kind() == "modifiers")
+            else {
+                return false;
+            };
+            let mut c = mods.walk();
+            let words: Vec<&str> = mods.children(&mut c).map(|m| cx.text(m)).collect();
+            words.contains(&"static") && words.contains(&"final")
+        }
+        _ => false,
+    }
+}
+
+/// Annotations in a definition's `modifiers`, as decorators (name without `@` or arguments).
+fn annotations(def: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let mut c = def.walk();
+    let Some(mods) = def.named_children(&mut c).find(|n| n.kind() == "modifiers") else {
+        return;
+    };
+    let mut c = mods.walk();
+    for ann in mods.named_children(&mut c) {
+        if matches!(ann.kind(), "annotation" | "marker_annotation") {
+            if let Some(name) = ann.child_by_field_name("name") {
+                out.push(cx.reference(RefKind::Decorator, cx.text(name), ann));
+            }
+        }
+    }
+}
+
+/// Every type named in a `superclass`, `super_interfaces` or `extends_interfaces` clause.
+fn types_in(clause: Node, kind: RefKind, cx: &Cx, out: &mut Vec<RawRef>) {
+    let mut c = clause.walk();
+    for child in clause.named_children(&mut c) {
+        if child.kind() == "type_list" {
+            let mut c = child.walk();
+            for ty in child.named_children(&mut c) {
+                out.push(cx.reference(kind, &strip_type_args(cx.text(ty), '<', '>'), ty));
+            }
+        } else {
+            out.push(cx.reference(kind, &strip_type_args(cx.text(child), '<', '>'), child));
+        }
+    }
+}
+
+/// `import a.b.C;` (module `a.b`, name `C`), `import a.b.*;` (name `*`), and the same for
+/// `import static a.b.C.m;` whose module is the class.
+fn import(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let mut c = node.walk();
+    let mut path = None;
+    let mut wildcard = false;
+    for child in node.named_children(&mut c) {
+        match child.kind() {
+            "scoped_identifier" | "identifier" => path = Some(cx.text(child)),
+            "asterisk" => wildcard = true,
+            _ => {}
+        }
+    }
+    let Some(path) = path else {
+        return;
+    };
+    let path: String = path.split_whitespace().collect();
+    if wildcard {
+        out.push(cx.import(&path, "*", None, node));
+    } else {
+        let (module, name) = path.rsplit_once('.').unwrap_or(("", &path));
+        out.push(cx.import(module, name, None, node));
+    }
+}
+
+/// A type declaration that error recovery broke up: an ERROR node holding a declaration
+/// keyword (`keywords`, with the kind it declares) directly followed by the name. The
+/// definition spans the ERROR node, so the members parsed inside it are qualified through
+/// it; the signature stops at the first child after the name that is not in `header`
+/// (type parameters, base lists, ...). `Foo::class` and `Foo.class` are not declarations.
+pub(super) fn recovered_type<'t>(
+    node: Node<'t>,
+    cx: &Cx,
+    keywords: &[(&str, NodeKind)],
+    header: &[&str],
+) -> Option<Def<'t>> {
+    let mut c = node.walk();
+    let children: Vec<Node> = node.children(&mut c).collect();
+    let (kw, kind) = children.iter().enumerate().find_map(|(i, k)| {
+        let kind = keywords
+            .iter()
+            .find(|(word, _)| !k.is_named() && k.kind() == *word)?
+            .1;
+        let after_member_access = i > 0 && matches!(children[i - 1].kind(), "::" | ".");
+        (!after_member_access).then_some((i, kind))
+    })?;
+    let name = children.get(kw + 1).filter(|n| n.kind() == "identifier")?;
+    let body = children[kw + 2..]
+        .iter()
+        .find(|n| !header.contains(&n.kind()))
+        .copied();
+    Some(Def::new(kind, cx.text(*name).to_string(), *name, node).body(body))
+}
+
+/// The fallback module name for a file that declares no package or namespace: its
+/// directory, dotted (`src/util/Strings.java` -> `src.util`), or "" at the root.
+pub(super) fn directory_module(path: &str) -> String {
+    path.rsplit_once('/')
+        .map(|(dir, _)| {
+            dir.split('/')
+                .filter(|p| !p.is_empty() && *p != ".")
+                .collect::<Vec<_>>()
+                .join(".")
+        })
+        .unwrap_or_default()
+}
+
+/// A type's text without its type arguments or whitespace: `java.util.Map<K, V>` ->
+/// `java.util.Map`, `Outer<A>.Inner` -> `Outer.Inner` (Scala passes `[` and `]`).
+pub(super) fn strip_type_args(text: &str, open: char, close: char) -> String {
+    let mut depth = 0usize;
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        if ch == open {
+            depth += 1;
+        } else if ch == close && depth > 0 {
+            depth -= 1;
+        } else if depth == 0 && !ch.is_whitespace() {
+            out.push(ch);
+        }
+    }
+    out
 }

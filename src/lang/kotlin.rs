@@ -1,19 +1,440 @@
-//! Kotlin: not yet extracted beyond the file node.
+//! Kotlin (tree-sitter-kotlin-ng): classes (data, sealed, inner ...), enum classes (Enum),
+//! interfaces and annotation classes (Interface), object declarations and companion objects
+//! (Class; an unnamed companion is `Companion`), functions (members are Methods, extension
+//! functions `fun T.f()` are qualified through their receiver type `T`), secondary
+//! constructors (named after their class), `const val` and UPPER_CASE `val` at top level or
+//! in objects (Constant), and type aliases (Type). KDoc comes from the leading comment.
+//! References: calls, `this(...)`/`super(...)` delegation, imports, supertypes (a
+//! constructor call `Base()` is inherited, a bare type implemented) and annotations.
+//! A type declaration that error recovery broke up is recovered from the error node.
+//! The module name is the declared `package`, else the file's directory, dotted.
 
-use super::{dotted_module, Cx, Def, Rules};
-use crate::model::{NodeKind, RawRef};
+use super::java::{directory_module, recovered_type, strip_type_args};
+use super::{Cx, Def, Rules};
+use crate::model::{NodeKind, RawRef, RefKind};
 use tree_sitter::Node;
 
 pub struct Kotlin;
 
 impl Rules for Kotlin {
-    fn definition<'t>(&self, _node: Node<'t>, _enclosing: NodeKind, _cx: &Cx) -> Option<Def<'t>> {
-        None
+    fn definition<'t>(&self, node: Node<'t>, _enclosing: NodeKind, cx: &Cx) -> Option<Def<'t>> {
+        match node.kind() {
+            "class_declaration" => {
+                let name = node.child_by_field_name("name")?;
+                let kind = if has_child_kind(node, "interface") {
+                    NodeKind::Interface
+                } else if has_modifier(node, "enum", cx) {
+                    NodeKind::Enum
+                } else if has_modifier(node, "annotation", cx) {
+                    NodeKind::Interface
+                } else {
+                    NodeKind::Class
+                };
+                Some(Def::new(kind, cx.text(name).to_string(), name, node).body(class_body(node)))
+            }
+            "object_declaration" => {
+                let name = node.child_by_field_name("name")?;
+                Some(
+                    Def::new(NodeKind::Class, cx.text(name).to_string(), name, node)
+                        .body(class_body(node)),
+                )
+            }
+            "companion_object" => {
+                let (name, name_node) = match node.child_by_field_name("name") {
+                    Some(n) => (cx.text(n).to_string(), n),
+                    // The compiler names an anonymous companion `Companion`.
+                    None => (
+                        "Companion".to_string(),
+                        keyword(node, "object").unwrap_or(node),
+                    ),
+                };
+                Some(Def::new(NodeKind::Class, name, name_node, node).body(class_body(node)))
+            }
+            "function_declaration" => {
+                let name = node.child_by_field_name("name")?;
+                // A member of a class body (anonymous objects included) is a method.
+                let kind = if node
+                    .parent()
+                    .is_some_and(|p| matches!(p.kind(), "class_body" | "enum_class_body"))
+                {
+                    NodeKind::Method
+                } else {
+                    NodeKind::Function
+                };
+                Some(
+                    Def::new(kind, cx.text(name).to_string(), name, node)
+                        .body(child_of_kind(node, "function_body"))
+                        .scope(receiver(node, name, cx)),
+                )
+            }
+            "secondary_constructor" => {
+                // Named after its class, like the primary constructor it delegates to;
+                // `constructor` when error recovery lost the class.
+                let class_name = node
+                    .parent()
+                    .and_then(|body| body.parent())
+                    .and_then(|class| class.child_by_field_name("name"))
+                    .map_or("constructor", |n| cx.text(n));
+                let kw = keyword(node, "constructor").unwrap_or(node);
+                Some(
+                    Def::new(NodeKind::Method, class_name.to_string(), kw, node)
+                        .body(child_of_kind(node, "block")),
+                )
+            }
+            "property_declaration" => constant(node, cx),
+            "type_alias" => {
+                let name = node.child_by_field_name("type")?;
+                Some(Def::new(
+                    NodeKind::Type,
+                    cx.text(name).to_string(),
+                    name,
+                    node,
+                ))
+            }
+            "infix_expression" => misparsed_class(node, cx),
+            "ERROR" => {
+                let mut d = recovered_type(
+                    node,
+                    cx,
+                    &[
+                        ("class", NodeKind::Class),
+                        ("interface", NodeKind::Interface),
+                        ("object", NodeKind::Class),
+                    ],
+                    &[
+                        "type_parameters",
+                        "primary_constructor",
+                        "delegation_specifiers",
+                        "type_constraints",
+                        ":",
+                    ],
+                )?;
+                if d.kind == NodeKind::Class && has_modifier_text(node, "enum", cx) {
+                    d.kind = NodeKind::Enum;
+                }
+                Some(d)
+            }
+            "enum_entry" => {
+                // An entry with a body is an anonymous subclass: its members are qualified
+                // through the entry (`Color.RED.apply`), nothing is stored.
+                child_of_kind(node, "class_body")?;
+                let name = child_of_kind(node, "identifier")?;
+                let mut d = Def::new(NodeKind::Class, cx.text(name).to_string(), name, node);
+                d.scope_only = true;
+                Some(d)
+            }
+            _ => None,
+        }
     }
 
-    fn references(&self, _node: Node, _cx: &Cx, _out: &mut Vec<RawRef>) {}
-
-    fn module_name(&self, path: &str, _root: Node, _cx: &Cx) -> String {
-        dotted_module(path, &[], &[])
+    fn references(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+        match node.kind() {
+            "call_expression" => {
+                if let Some(callee) = node.named_child(0) {
+                    out.push(cx.reference(RefKind::Call, cx.text(callee), node));
+                }
+            }
+            "constructor_delegation_call" => {
+                if let Some(kw) = node.child(0).filter(|k| !k.is_named()) {
+                    out.push(cx.reference(RefKind::Call, cx.text(kw), node));
+                }
+            }
+            "import" => import(node, cx, out),
+            "class_declaration" | "object_declaration" | "companion_object" => {
+                prefix_annotations(node, cx, out);
+                annotations(node, cx, out);
+                supertypes(node, cx, out);
+            }
+            "function_declaration" | "secondary_constructor" | "type_alias" => {
+                prefix_annotations(node, cx, out);
+                annotations(node, cx, out)
+            }
+            "property_declaration" if constant(node, cx).is_some() => {
+                prefix_annotations(node, cx, out);
+                annotations(node, cx, out)
+            }
+            "infix_expression" if misparsed_class(node, cx).is_some() => {
+                // The annotations are the enclosing annotated expressions.
+                let mut chain = Vec::new();
+                let mut cur = node.parent();
+                while let Some(p) = cur.filter(|p| p.kind() == "annotated_expression") {
+                    chain.push(p);
+                    cur = p.parent();
+                }
+                for ann in chain.iter().rev() {
+                    annotations_in_expression(*ann, false, cx, out);
+                }
+            }
+            _ => {}
+        }
     }
+
+    fn module_name(&self, path: &str, root: Node, cx: &Cx) -> String {
+        let mut c = root.walk();
+        let declared = root
+            .named_children(&mut c)
+            .find(|n| n.kind() == "package_header")
+            .and_then(|pkg| child_of_kind(pkg, "qualified_identifier"))
+            .map(|q| cx.text(q).split_whitespace().collect::<String>());
+        declared.unwrap_or_else(|| directory_module(path))
+    }
+}
+
+/// Several annotations with arguments before a top-level `class A { ... }` make the grammar
+/// read the declaration as an infix expression (`class A {lambda}`) inside annotated
+/// expressions. Recognize that shape: identifiers (modifiers, then the keyword, then the
+/// name) and an optional lambda that is the body.
+fn misparsed_class<'t>(node: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
+    let mut outer = node
+        .parent()
+        .filter(|p| p.kind() == "annotated_expression")?;
+    while let Some(p) = outer
+        .parent()
+        .filter(|p| p.kind() == "annotated_expression")
+    {
+        outer = p;
+    }
+    let mut c = node.walk();
+    let parts: Vec<Node> = node.named_children(&mut c).collect();
+    let kw = parts.iter().position(|n| {
+        n.kind() == "identifier" && matches!(cx.text(*n), "class" | "interface" | "object")
+    })?;
+    if parts[..kw].iter().any(|n| n.kind() != "identifier") {
+        return None;
+    }
+    let name = parts.get(kw + 1).filter(|n| n.kind() == "identifier")?;
+    let body = match parts.get(kw + 2) {
+        Some(b) if b.kind() == "lambda_literal" && kw + 3 == parts.len() => Some(*b),
+        None => None,
+        Some(_) => return None,
+    };
+    let modifiers: Vec<&str> = parts[..kw].iter().map(|n| cx.text(*n)).collect();
+    let kind = match cx.text(parts[kw]) {
+        "interface" => NodeKind::Interface,
+        _ if modifiers.contains(&"enum") => NodeKind::Enum,
+        _ if modifiers.contains(&"annotation") => NodeKind::Interface,
+        _ => NodeKind::Class,
+    };
+    Some(Def::new(kind, cx.text(*name).to_string(), *name, outer).body(body))
+}
+
+/// Whether a `modifiers` child of `node` (an ERROR node) holds the keyword `word`.
+fn has_modifier_text(node: Node, word: &str, cx: &Cx) -> bool {
+    let mut c = node.walk();
+    let found = node
+        .children(&mut c)
+        .any(|m| m.kind() == "modifiers" && cx.text(m).split_whitespace().any(|w| w == word));
+    found
+}
+
+/// Annotations the grammar put into annotated expression statements right before a
+/// declaration (annotations with arguments on lines of their own before a top-level
+/// declaration): those on the lines directly above, unless they hold a declaration.
+fn prefix_annotations(def: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let mut prefixes = Vec::new();
+    let mut next_row = def.start_position().row;
+    let mut cur = def.prev_named_sibling();
+    while let Some(p) = cur.filter(|p| {
+        p.kind() == "annotated_expression"
+            && p.end_position().row + 1 >= next_row
+            && !holds_misparsed_class(*p, cx)
+    }) {
+        prefixes.push(p);
+        next_row = p.start_position().row;
+        cur = p.prev_named_sibling();
+    }
+    for p in prefixes.iter().rev() {
+        annotations_in_expression(*p, true, cx, out);
+    }
+}
+
+fn holds_misparsed_class(expr: Node, cx: &Cx) -> bool {
+    let mut inner = expr;
+    while inner.kind() == "annotated_expression" {
+        match inner.named_child(inner.named_child_count().saturating_sub(1) as u32) {
+            Some(last) => inner = last,
+            None => return false,
+        }
+    }
+    inner.kind() == "infix_expression" && misparsed_class(inner, cx).is_some()
+}
+
+/// The annotations of an annotated expression; with `nested`, also those of the annotated
+/// expressions inside it (`@A("x") @B("y")` nests the second in the first).
+fn annotations_in_expression(expr: Node, nested: bool, cx: &Cx, out: &mut Vec<RawRef>) {
+    let mut c = expr.walk();
+    for child in expr.named_children(&mut c) {
+        match child.kind() {
+            "annotation" => annotation(child, cx, out),
+            "annotated_expression" if nested => annotations_in_expression(child, true, cx, out),
+            _ => {}
+        }
+    }
+}
+
+/// `const val X`, or a `val` with an UPPER_CASE name at top level or directly in an
+/// object (Kotlin's statics); one simple name, not a destructuring declaration.
+fn constant<'t>(node: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
+    if !has_child_kind(node, "val") {
+        return None;
+    }
+    let var = child_of_kind(node, "variable_declaration")?;
+    let name = child_of_kind(var, "identifier")?;
+    let text = cx.text(name);
+    let is_const = has_modifier(node, "const", cx)
+        || (is_upper_case(text) && {
+            let parent = node.parent()?;
+            match parent.kind() {
+                "source_file" => true,
+                "class_body" => parent
+                    .parent()
+                    .is_some_and(|o| matches!(o.kind(), "object_declaration" | "companion_object")),
+                _ => false,
+            }
+        });
+    is_const.then(|| Def::new(NodeKind::Constant, text.to_string(), name, node))
+}
+
+/// The receiver type of an extension function (`fun List<T>.second()` -> `List`): the type
+/// written between `fun` (or its type parameters) and the name.
+fn receiver(func: Node, name: Node, cx: &Cx) -> Option<String> {
+    let mut c = func.walk();
+    let ty = func
+        .named_children(&mut c)
+        .take_while(|n| n.id() != name.id())
+        .find(|n| {
+            matches!(
+                n.kind(),
+                "user_type" | "nullable_type" | "parenthesized_type"
+            )
+        })?;
+    let text = strip_type_args(cx.text(ty), '<', '>');
+    let text = text.trim_matches(|c| c == '(' || c == ')' || c == '?');
+    (!text.is_empty()).then(|| text.to_string())
+}
+
+fn class_body(node: Node) -> Option<Node> {
+    child_of_kind(node, "class_body").or_else(|| child_of_kind(node, "enum_class_body"))
+}
+
+fn child_of_kind<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
+    let mut c = node.walk();
+    let found = node.named_children(&mut c).find(|n| n.kind() == kind);
+    found
+}
+
+fn has_child_kind(node: Node, kind: &str) -> bool {
+    let mut c = node.walk();
+    let found = node.children(&mut c).any(|n| n.kind() == kind);
+    found
+}
+
+fn keyword<'t>(node: Node<'t>, kw: &str) -> Option<Node<'t>> {
+    let mut c = node.walk();
+    let found = node
+        .children(&mut c)
+        .find(|n| !n.is_named() && n.kind() == kw);
+    found
+}
+
+/// Whether the node's `modifiers` include the keyword `word` (`enum`, `const`, ...).
+fn has_modifier(node: Node, word: &str, cx: &Cx) -> bool {
+    let Some(mods) = child_of_kind(node, "modifiers") else {
+        return false;
+    };
+    let mut c = mods.walk();
+    let found = mods
+        .named_children(&mut c)
+        .any(|m| m.kind() != "annotation" && cx.text(m) == word);
+    found
+}
+
+fn is_upper_case(name: &str) -> bool {
+    name.bytes().any(|b| b.is_ascii_uppercase())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// Annotations in a definition's `modifiers`, as decorators (name without `@`, use-site
+/// target or arguments).
+fn annotations(def: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let Some(mods) = child_of_kind(def, "modifiers") else {
+        return;
+    };
+    let mut c = mods.walk();
+    for ann in mods.named_children(&mut c) {
+        if ann.kind() == "annotation" {
+            annotation(ann, cx, out);
+        }
+    }
+}
+
+fn annotation(ann: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    // `@[A B]` holds several annotations.
+    let mut c = ann.walk();
+    for item in ann.named_children(&mut c) {
+        let ty = match item.kind() {
+            "use_site_target" => continue,
+            "constructor_invocation" => match item.named_child(0) {
+                Some(t) => t,
+                None => continue,
+            },
+            _ => item,
+        };
+        let name = strip_type_args(cx.text(ty), '<', '>');
+        out.push(cx.reference(RefKind::Decorator, &name, ann));
+    }
+}
+
+/// Supertypes: `Base(args)` calls a superclass constructor (Inherits); a bare type or a
+/// delegated `Iface by impl` is an interface (Implements). An interface's supertypes are
+/// the interfaces it inherits from.
+fn supertypes(def: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let Some(list) = child_of_kind(def, "delegation_specifiers") else {
+        return;
+    };
+    let is_interface = has_child_kind(def, "interface");
+    let mut c = list.walk();
+    for spec in list.named_children(&mut c) {
+        // Annotations may precede the type; the type is the last child.
+        let mut c = spec.walk();
+        let Some(inner) = spec
+            .named_children(&mut c)
+            .filter(|n| n.kind() != "annotation")
+            .last()
+        else {
+            continue;
+        };
+        let (kind, ty) = match inner.kind() {
+            "constructor_invocation" => (RefKind::Inherits, inner.named_child(0)),
+            "explicit_delegation" => (RefKind::Implements, inner.named_child(0)),
+            _ => (RefKind::Implements, Some(inner)),
+        };
+        let Some(ty) = ty else {
+            continue;
+        };
+        let kind = if is_interface {
+            RefKind::Inherits
+        } else {
+            kind
+        };
+        let name = strip_type_args(cx.text(ty), '<', '>');
+        out.push(cx.reference(kind, name.trim_end_matches('?'), ty));
+    }
+}
+
+/// `import a.b.C` (module `a.b`, name `C`), `import a.b.*` (name `*`), `import a.b.C as D`.
+fn import(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let Some(path) = child_of_kind(node, "qualified_identifier") else {
+        return;
+    };
+    let path: String = cx.text(path).split_whitespace().collect();
+    if has_child_kind(node, "*") {
+        out.push(cx.import(&path, "*", None, node));
+        return;
+    }
+    let alias = child_of_kind(node, "identifier").map(|a| cx.text(a));
+    let (module, name) = path.rsplit_once('.').unwrap_or(("", &path));
+    out.push(cx.import(module, name, alias, node));
 }
