@@ -30,7 +30,8 @@ fn main() {
 
     let mut parsers: Vec<(&str, tree_sitter::Parser)> = Vec::new();
     let t = Instant::now();
-    for (l, _, src) in &files {
+    let mut slowest: Vec<(f64, &str, usize)> = Vec::new();
+    for (l, rel, src) in &files {
         let i = match parsers.iter().position(|(n, _)| *n == l.name) {
             Some(i) => i,
             None => {
@@ -40,9 +41,15 @@ fn main() {
                 parsers.len() - 1
             }
         };
+        let one = Instant::now();
         std::hint::black_box(parsers[i].1.parse(src, None));
+        slowest.push((one.elapsed().as_secs_f64(), rel, src.len()));
     }
     report("parse only", t.elapsed(), bytes);
+    slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for (secs, rel, len) in slowest.iter().take(5) {
+        println!("  slow: {secs:.3} s  {:.0} KB  {rel}", *len as f64 / 1e3);
+    }
 
     let t = Instant::now();
     let mut nodes = 0;

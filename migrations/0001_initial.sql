@@ -15,7 +15,7 @@ CREATE TABLE files (
     mtime_ns  INTEGER NOT NULL,
     hash      TEXT NOT NULL,             -- blake3 of the bytes on disk, hex
     lines     INTEGER NOT NULL,
-    flags     INTEGER NOT NULL DEFAULT 0 -- 1 test, 2 syntax errors recovered, 4 invalid UTF-8 replaced
+    flags     INTEGER NOT NULL DEFAULT 0 -- 1 test, 2 syntax errors recovered, 4 invalid UTF-8 replaced, 8 parse abandoned
 );
 CREATE INDEX files_language ON files(language);
 

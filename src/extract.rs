@@ -5,12 +5,18 @@
 use crate::lang::{compact, Cx, Language};
 use crate::model::{ExtractedNode, FileExtract, NodeKind};
 use std::cell::RefCell;
+use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
 use tree_sitter::{Node, Parser};
 
 /// Longest signature kept for a definition without a body (a constant's initializer).
 const MAX_SIGNATURE_CHARS: usize = 300;
 /// Longest docstring kept.
 const MAX_DOC_CHARS: usize = 4000;
+/// Parse time allowed per file: a base plus a per-byte share (about 7 s for 1 MiB, some 30
+/// times what real code needs).
+const PARSE_BUDGET_BASE: Duration = Duration::from_secs(2);
+const PARSE_BUDGET_PER_BYTE: Duration = Duration::from_micros(5);
 /// A file never yields more definitions than this (bounds hostile generated input).
 pub const MAX_NODES_PER_FILE: usize = 1 << 19;
 
@@ -20,7 +26,16 @@ thread_local! {
 
 /// Extracts definitions and references from `src`, the text of the file at `path`.
 /// Node 0 is the file itself (its qualified name is the path).
-pub fn extract(lang: &'static Language, path: &str, src: &str) -> FileExtract {
+pub fn extract(lang: &'static Language, path: &str, text: &str) -> FileExtract {
+    // Parsed with a final newline: some external scanners (Kotlin's) loop forever when a
+    // token runs into the end of the input. Byte offsets are unchanged.
+    let with_newline;
+    let src = if text.ends_with('\n') {
+        text
+    } else {
+        with_newline = format!("{text}\n");
+        &with_newline
+    };
     let tree = PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
         let idx = match parsers.iter().position(|(name, _)| *name == lang.name) {
@@ -35,14 +50,17 @@ pub fn extract(lang: &'static Language, path: &str, src: &str) -> FileExtract {
                 parsers.len() - 1
             }
         };
-        parsers[idx].1.parse(src, None)
+        let budget = PARSE_BUDGET_BASE + PARSE_BUDGET_PER_BYTE * src.len() as u32;
+        parse_with_deadline(&mut parsers[idx].1, src, budget)
     });
     let mut out = FileExtract {
-        nodes: vec![file_node(path, src)],
+        nodes: vec![file_node(path, text)],
         ..FileExtract::default()
     };
     let Some(tree) = tree else {
+        // Abandoned: the file keeps its file node, and the run says so.
         out.has_errors = true;
+        out.timed_out = true;
         return out;
     };
     let root = tree.root_node();
@@ -56,6 +74,7 @@ pub fn extract(lang: &'static Language, path: &str, src: &str) -> FileExtract {
         cx: &cx,
         out: &mut out,
         scopes: Vec::new(),
+        file_len: text.len(),
     }
     .walk(root);
     out
@@ -67,6 +86,34 @@ pub fn file_only(path: &str, src: &str) -> FileExtract {
         nodes: vec![file_node(path, src)],
         ..FileExtract::default()
     }
+}
+
+/// Parses `src`, giving up after `budget`: error recovery on hostile input can take very
+/// long, and one file must never stall the whole run.
+fn parse_with_deadline(
+    parser: &mut Parser,
+    src: &str,
+    budget: Duration,
+) -> Option<tree_sitter::Tree> {
+    let deadline = Instant::now() + budget;
+    let bytes = src.as_bytes();
+    let mut check = |_: &tree_sitter::ParseState| {
+        if Instant::now() > deadline {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let tree = parser.parse_with_options(
+        &mut |offset, _| bytes.get(offset..).unwrap_or_default(),
+        None,
+        Some(tree_sitter::ParseOptions::new().progress_callback(&mut check)),
+    );
+    if tree.is_none() {
+        // A cancelled parse would otherwise resume on the next call.
+        parser.reset();
+    }
+    tree
 }
 
 fn file_node(path: &str, src: &str) -> ExtractedNode {
@@ -99,6 +146,8 @@ struct Walker<'a, 'c> {
     cx: &'a Cx<'c>,
     out: &'a mut FileExtract,
     scopes: Vec<Scope>,
+    /// Length of the file itself (the parsed text may carry one extra newline).
+    file_len: usize,
 }
 
 impl Walker<'_, '_> {
@@ -198,7 +247,7 @@ impl Walker<'_, '_> {
             start_line: def.name_node.start_position().row as u32 + 1,
             end_line: end_line(outer),
             start_byte: anchor.start_byte() as u32,
-            end_byte: outer.end_byte() as u32,
+            end_byte: outer.end_byte().min(self.file_len) as u32,
         });
         self.scopes.push(Scope {
             ts_id: node.id(),
@@ -331,5 +380,22 @@ fn truncate_chars(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
         Some((i, _)) => format!("{}…", &s[..i]),
         None => s.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_exhausted_parse_budget_abandons_the_parse_and_the_parser_recovers() {
+        let python = crate::lang::by_name("python").unwrap();
+        let mut parser = Parser::new();
+        parser.set_language(&python.grammar()).unwrap();
+        let src = "def f(x):\n    return [y for y in x if y]\n".repeat(5000);
+        assert!(parse_with_deadline(&mut parser, &src, Duration::ZERO).is_none());
+        let tree = parse_with_deadline(&mut parser, "def g(): pass\n", Duration::from_secs(5));
+        let tree = tree.unwrap();
+        assert_eq!(tree.root_node().to_sexp().matches("function_definition").count(), 1);
     }
 }

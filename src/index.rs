@@ -45,6 +45,8 @@ pub struct IndexSummary {
     pub skipped_paths: Skipped,
     pub syntax_error_files: usize,
     pub invalid_utf8_files: usize,
+    /// Files whose parse was abandoned after its time budget (kept as file nodes only).
+    pub abandoned_parse_files: Vec<String>,
     pub languages: BTreeMap<String, usize>,
     pub nodes_by_kind: BTreeMap<String, i64>,
     pub elapsed_ms: u128,
@@ -116,6 +118,7 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
         skipped_paths: Skipped::new(),
         syntax_error_files: 0,
         invalid_utf8_files: 0,
+        abandoned_parse_files: Vec::new(),
         languages: BTreeMap::new(),
         nodes_by_kind: BTreeMap::new(),
         elapsed_ms: 0,
@@ -168,6 +171,9 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
                         }
                         if x.flags & writer::FLAG_INVALID_UTF8 != 0 {
                             summary.invalid_utf8_files += 1;
+                        }
+                        if x.flags & writer::FLAG_PARSE_ABANDONED != 0 {
+                            summary.abandoned_parse_files.push(c.path.clone());
                         }
                         writer.insert_file(
                             &FileRecord {
@@ -284,6 +290,9 @@ fn read_and_extract(c: &Candidate, known: Option<&Known>) -> Outcome {
     };
     if extract.has_errors {
         flags |= writer::FLAG_SYNTAX_ERRORS;
+    }
+    if extract.timed_out {
+        flags |= writer::FLAG_PARSE_ABANDONED;
     }
     Outcome::Extracted(Box::new(Extracted {
         language,

@@ -298,6 +298,12 @@ fn print_summary(s: &IndexSummary, verbose: bool) -> Result<()> {
             s.invalid_utf8_files
         )?;
     }
+    for path in &s.abandoned_parse_files {
+        writeln!(
+            out,
+            "abandoned parsing {path}: it took too long (kept as a file node only)"
+        )?;
+    }
     if verbose {
         for (reason, paths) in &s.skipped_paths {
             for p in paths {

@@ -121,4 +121,6 @@ pub struct FileExtract {
     pub refs: Vec<RawRef>,
     /// tree-sitter recovered from syntax errors somewhere in the file.
     pub has_errors: bool,
+    /// Parsing took too long and was abandoned: only the file node is kept.
+    pub timed_out: bool,
 }

@@ -285,3 +285,31 @@ fn syntax_errors_are_recovered_and_flagged() {
     assert!(names.contains(&"Text(\"After\")".to_string()), "{names:?}");
     assert!(names.contains(&"Text(\"m\")".to_string()), "{names:?}");
 }
+
+#[test]
+fn a_token_running_into_the_end_of_the_file_does_not_hang() {
+    // tree-sitter-kotlin-ng's scanner loops forever on a file ending in a lone `@` unless the
+    // input ends with a newline.
+    let repo = tempfile::tempdir().unwrap();
+    write_tree(
+        repo.path(),
+        &[
+            ("hang.kt", "val x = 1\n@"),
+            ("paren.kt", "class A {\n  @get:Foo(\"x"),
+            ("ok.kt", "fun ok() = 1"),
+        ],
+    );
+    let dbs = tempfile::tempdir().unwrap();
+    let db = dbs.path().join("x.db");
+    let s = index(repo.path(), &db);
+    assert!(s.abandoned_parse_files.is_empty());
+    assert_eq!(paths(&db), vec!["hang.kt", "ok.kt", "paren.kt"]);
+    assert_eq!(
+        dump(
+            &db,
+            "SELECT name, end_byte FROM nodes WHERE kind = 'Function'"
+        ),
+        vec!["Text(\"ok\")|Integer(12)"],
+        "ranges stay within the file"
+    );
+}

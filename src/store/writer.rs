@@ -38,6 +38,7 @@ pub struct FileRecord<'a> {
 pub const FLAG_TEST: i64 = 1;
 pub const FLAG_SYNTAX_ERRORS: i64 = 2;
 pub const FLAG_INVALID_UTF8: i64 = 4;
+pub const FLAG_PARSE_ABANDONED: i64 = 8;
 
 /// Writes inside one transaction opened by the caller; remembers which qualified names it
 /// touched so `finish` can re-number exactly the names that may have changed.
