@@ -6,6 +6,8 @@ use codebase_indexer::{extract, lang};
 use std::time::Instant;
 
 fn main() {
+    // As the `indexer` binary does.
+    extract::use_mimalloc_for_parsing();
     let Some(root) = std::env::var_os("CORPUS") else {
         eprintln!("set CORPUS to a source tree (see ../shared/corpora/fetch --list)");
         return;

@@ -86,6 +86,7 @@ enum Command {
 }
 
 fn main() {
+    codebase_indexer::extract::use_mimalloc_for_parsing();
     let cli = Cli::parse();
     if let Err(e) = run(cli) {
         // A closed pipe (`indexer search x | head`) is the reader's choice, not a failure.

@@ -214,13 +214,19 @@ impl<'t> Def<'t> {
 /// Read-only view of the file being extracted, handed to the rules.
 pub struct Cx<'a> {
     pub src: &'a [u8],
+    /// The same text as `src`.
+    pub source: &'a str,
     pub path: &'a str,
 }
 
 impl<'a> Cx<'a> {
     /// The source text of a node (sources are valid UTF-8 by the time they are parsed).
     pub fn text(&self, node: Node) -> &'a str {
-        node.utf8_text(self.src).unwrap_or("")
+        // Slicing the validated source checks only the two boundaries, where `utf8_text`
+        // would re-validate every byte of the node.
+        self.source
+            .get(node.start_byte()..node.end_byte())
+            .unwrap_or("")
     }
 
     /// The text of a node's field, if present.
