@@ -50,6 +50,8 @@ pub struct IndexSummary {
     pub languages: BTreeMap<String, usize>,
     pub nodes_by_kind: BTreeMap<String, i64>,
     pub elapsed_ms: u128,
+    /// Wall time by stage, in milliseconds.
+    pub phases_ms: BTreeMap<&'static str, u128>,
 }
 
 /// What reading and extracting one file produced.
@@ -122,7 +124,10 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
         languages: BTreeMap::new(),
         nodes_by_kind: BTreeMap::new(),
         elapsed_ms: 0,
+        phases_ms: BTreeMap::new(),
     };
+    let mut lap = Lap::new(started);
+    lap.record(&mut summary, "1_walk");
 
     // Files whose size and mtime match the database are unchanged without being read.
     let (unchanged, mut to_read): (Vec<&Candidate>, Vec<&Candidate>) =
@@ -221,10 +226,18 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
             writer.delete_file(path)?;
             summary.removed += 1;
         }
-        if let Some(d) = deferred {
+        lap.record(&mut summary, "2_extract_write");
+        if let Some(d) = &deferred {
             store::restore_indexes(&tx, d)?;
         }
+        lap.record(&mut summary, "3_indexes");
+        // Before the full-text index exists, so renames need no full-text updates.
         writer.finish()?;
+        lap.record(&mut summary, "4_unique_names");
+        if let Some(d) = &deferred {
+            store::restore_triggers(&tx, d)?;
+        }
+        lap.record(&mut summary, "5_full_text");
         store::set_meta(&tx, "root", &opts.root.to_string_lossy())?;
         store::set_meta(&tx, "project", &opts.project)?;
     }
@@ -252,8 +265,24 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
     }
     summary.skipped = skipped.iter().map(|(r, v)| (r.as_str(), v.len())).collect();
     summary.skipped_paths = skipped;
+    lap.record(&mut summary, "6_finish");
     summary.elapsed_ms = started.elapsed().as_millis();
     Ok(summary)
+}
+
+/// Measures consecutive stages of a run.
+struct Lap(Instant);
+
+impl Lap {
+    fn new(start: Instant) -> Self {
+        Lap(start)
+    }
+
+    fn record(&mut self, summary: &mut IndexSummary, stage: &'static str) {
+        let now = Instant::now();
+        summary.phases_ms.insert(stage, (now - self.0).as_millis());
+        self.0 = now;
+    }
 }
 
 fn read_and_extract(c: &Candidate, known: Option<&Known>) -> Outcome {

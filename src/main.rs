@@ -306,6 +306,7 @@ fn print_summary(s: &IndexSummary, verbose: bool) -> Result<()> {
         )?;
     }
     if verbose {
+        writeln!(out, "stages    {} (ms)", join_counts(&s.phases_ms))?;
         for (reason, paths) in &s.skipped_paths {
             for p in paths {
                 writeln!(out, "skip {:<15} {p}", reason.as_str())?;

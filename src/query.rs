@@ -44,11 +44,12 @@ pub fn search(
     Ok(hits)
 }
 
-/// Query words as FTS5 prefix terms, quoted so no user text is read as FTS syntax.
-/// `getUser` also matches its sub-tokens (`get user`).
+/// Query words as FTS5 prefix terms, quoted so no user text is read as FTS syntax. Words are
+/// split as the tokenizer splits them (`url_for` is `url` and `for`), and a camelCase word also
+/// matches its sub-tokens: `getUser` is `"getuser"* OR ("get"* AND "user"*)`.
 fn query_words(query: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for raw in query.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+    for raw in query.split(|c: char| !c.is_alphanumeric()) {
         if raw.is_empty() {
             continue;
         }

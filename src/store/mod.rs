@@ -124,7 +124,10 @@ pub fn migrate(conn: &Connection) -> Result<()> {
 
 /// Secondary indexes and the full-text triggers, removed for a bulk load and rebuilt after it:
 /// building them once, sorted, is much faster than maintaining them row by row.
-pub struct Deferred(Vec<String>);
+pub struct Deferred {
+    indexes: Vec<String>,
+    triggers: Vec<String>,
+}
 
 /// Drops secondary indexes and triggers (remembering their definitions from the schema).
 pub fn defer_indexes(conn: &Connection) -> Result<Deferred> {
@@ -135,16 +138,33 @@ pub fn defer_indexes(conn: &Connection) -> Result<Deferred> {
     let rows: Vec<(String, String, String)> = q
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
         .collect::<rusqlite::Result<_>>()?;
-    for (kind, name, _) in &rows {
+    let mut deferred = Deferred {
+        indexes: Vec::new(),
+        triggers: Vec::new(),
+    };
+    for (kind, name, sql) in rows {
         conn.execute_batch(&format!("DROP {} \"{}\"", kind.to_uppercase(), name))?;
+        if kind == "index" {
+            deferred.indexes.push(sql);
+        } else {
+            deferred.triggers.push(sql);
+        }
     }
-    Ok(Deferred(rows.into_iter().map(|(_, _, sql)| sql).collect()))
+    Ok(deferred)
 }
 
-/// Recreates what `defer_indexes` dropped and fills the full-text index in one pass.
-pub fn restore_indexes(conn: &Connection, deferred: Deferred) -> Result<()> {
-    for sql in deferred.0 {
-        conn.execute_batch(&sql)?;
+/// Recreates the indexes `defer_indexes` dropped.
+pub fn restore_indexes(conn: &Connection, deferred: &Deferred) -> Result<()> {
+    for sql in &deferred.indexes {
+        conn.execute_batch(sql)?;
+    }
+    Ok(())
+}
+
+/// Recreates the triggers and fills the full-text index in one pass.
+pub fn restore_triggers(conn: &Connection, deferred: &Deferred) -> Result<()> {
+    for sql in &deferred.triggers {
+        conn.execute_batch(sql)?;
     }
     conn.execute_batch("INSERT INTO nodes_fts(nodes_fts) VALUES ('rebuild');")?;
     Ok(())

@@ -183,15 +183,20 @@ impl<'c> Writer<'c> {
     /// the first keeps it and the k-th becomes `name#k`. Only names touched by this run are
     /// re-numbered, so the outcome equals a full rebuild's.
     pub fn finish(self) -> Result<()> {
-        let names: Vec<String> = if self.track_touched {
-            self.touched.into_iter().collect()
-        } else {
-            let mut q = self.conn.prepare(
-                "SELECT qualified_name FROM nodes GROUP BY qualified_name HAVING count(*) > 1",
+        if !self.track_touched {
+            // A full build numbers every repeated name in one set-based statement.
+            self.conn.execute_batch(
+                "UPDATE nodes SET qualified_name = r.qn || '#' || r.k \
+                 FROM (SELECT n.id, n.qualified_name AS qn, row_number() OVER ( \
+                           PARTITION BY n.qualified_name ORDER BY f.path, n.start_byte, n.id) AS k \
+                       FROM nodes n JOIN files f ON f.id = n.file_id \
+                       WHERE n.qualified_name IN (SELECT qualified_name FROM nodes \
+                                                  GROUP BY qualified_name HAVING count(*) > 1)) AS r \
+                 WHERE nodes.id = r.id AND r.k > 1",
             )?;
-            let rows = q.query_map([], |r| r.get::<_, String>(0))?;
-            rows.collect::<rusqlite::Result<_>>()?
-        };
+            return Ok(());
+        }
+        let names = self.touched;
         // One index range covers `name` and every `name#k` (`#` sorts just before `$`); rows of
         // other names in that range (`name!`, `name#x`) are filtered out below.
         let mut members = self.conn.prepare_cached(
