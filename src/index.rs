@@ -11,7 +11,7 @@ use crate::walk::{self, Candidate, ContentClass, SkipReason, Skipped, WalkOption
 use anyhow::{Context, Result};
 use rusqlite::Connection;
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -82,7 +82,7 @@ struct Known {
 
 pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
     let started = Instant::now();
-    let (candidates, mut skipped) = walk::walk(&WalkOptions {
+    let (candidates, skipped) = walk::walk(&WalkOptions {
         root: &opts.root,
         excludes: &opts.excludes,
         max_file_bytes: opts.max_file_bytes,
@@ -94,162 +94,29 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
     remove_stale_temporaries(&opts.db);
 
     let incremental = !opts.rebuild && opts.db.exists();
-    let temp = temp_path(&opts.db);
-    let mut conn = if incremental {
-        store::open(&opts.db, Mode::ReadWrite)?
-    } else {
-        let _ = std::fs::remove_file(&temp);
-        store::create(&temp, Mode::Bulk)?
-    };
-    let known = if incremental {
-        load_known(&conn)?
-    } else {
-        HashMap::new()
-    };
-
-    let mut summary = IndexSummary {
-        project: opts.project.clone(),
-        root: opts.root.display().to_string(),
-        db: opts.db.display().to_string(),
-        mode: if incremental { "incremental" } else { "full" },
-        files: 0,
-        extracted: 0,
-        unchanged: 0,
-        removed: 0,
-        skipped: BTreeMap::new(),
-        skipped_paths: Skipped::new(),
-        syntax_error_files: 0,
-        invalid_utf8_files: 0,
-        abandoned_parse_files: Vec::new(),
-        languages: BTreeMap::new(),
-        nodes_by_kind: BTreeMap::new(),
-        elapsed_ms: 0,
-        phases_ms: BTreeMap::new(),
-    };
-    let mut lap = Lap::new(started);
+    let mut summary = IndexSummary::new(opts, incremental);
+    let mut lap = Lap(started);
     lap.record(&mut summary, "1_walk");
-
-    // Files whose size and mtime match the database are unchanged without being read.
-    let (unchanged, mut to_read): (Vec<&Candidate>, Vec<&Candidate>) =
-        candidates.iter().partition(|c| {
-            known
-                .get(c.path.as_str())
-                .is_some_and(|k| k.size == c.size && k.mtime_ns == c.mtime_ns)
-        });
-    summary.unchanged = unchanged.len();
-    // Written in id order, every table grows by appending at the end of its B-tree instead of
-    // splitting pages all over a database far larger than the page cache.
-    to_read.sort_by_cached_key(|c| writer::file_id(&c.path));
-
-    // An incremental run is one transaction: killed, it rolls back. A full build writes a
-    // file nobody reads until it is renamed into place, so it commits every few dozen MB
-    // to keep SQLite's page cache clean instead of spilling it page by page.
-    let tx = conn.transaction()?;
-    let deferred = if incremental {
-        None
-    } else {
-        Some(store::defer_indexes(&tx)?)
-    };
-    {
-        let mut writer = Writer::new(&tx, incremental)?;
-        let mut uncommitted_bytes = 0u64;
-        let total = to_read.len();
-        let mut done = 0usize;
-        process_in_order(
-            &to_read,
-            opts.jobs,
-            |c| read_and_extract(c, known.get(c.path.as_str())),
-            |i, outcome| {
-                let c = to_read[i];
-                let was_known = known.contains_key(c.path.as_str());
-                match outcome {
-                    Outcome::SameContent => {
-                        writer.touch_file(&c.path, c.mtime_ns)?;
-                        summary.unchanged += 1;
-                    }
-                    Outcome::Extracted(x) => {
-                        if was_known {
-                            writer.delete_file(&c.path)?;
-                        }
-                        if x.flags & writer::FLAG_SYNTAX_ERRORS != 0 {
-                            summary.syntax_error_files += 1;
-                        }
-                        if x.flags & writer::FLAG_INVALID_UTF8 != 0 {
-                            summary.invalid_utf8_files += 1;
-                        }
-                        if x.flags & writer::FLAG_PARSE_ABANDONED != 0 {
-                            summary.abandoned_parse_files.push(c.path.clone());
-                        }
-                        writer.insert_file(
-                            &FileRecord {
-                                path: &c.path,
-                                language: x.language,
-                                size: c.size,
-                                mtime_ns: c.mtime_ns,
-                                hash: &x.hash,
-                                flags: x.flags,
-                                content: &x.content,
-                            },
-                            &x.extract,
-                        )?;
-                        summary.extracted += 1;
-                        uncommitted_bytes += c.size;
-                        if !incremental && uncommitted_bytes > BULK_COMMIT_BYTES {
-                            tx.execute_batch("COMMIT; BEGIN")?;
-                            uncommitted_bytes = 0;
-                        }
-                    }
-                    Outcome::Skipped(reason) => {
-                        if was_known {
-                            writer.delete_file(&c.path)?;
-                            summary.removed += 1;
-                        }
-                        skipped.entry(reason).or_default().push(c.path.clone());
-                    }
-                }
-                done += 1;
-                if let Some(p) = &opts.progress {
-                    p(done, total);
-                }
-                Ok(())
-            },
-        )?;
-        // Files gone from the tree (or now filtered out) leave the database.
-        let present: std::collections::HashSet<&str> =
-            candidates.iter().map(|c| c.path.as_str()).collect();
-        let mut gone: Vec<&String> = known
-            .keys()
-            .filter(|p| !present.contains(p.as_str()))
-            .collect();
-        gone.sort();
-        for path in gone {
-            writer.delete_file(path)?;
-            summary.removed += 1;
-        }
-        lap.record(&mut summary, "2_extract_write");
-        if let Some(d) = &deferred {
-            store::restore_indexes(&tx, d)?;
-        }
-        lap.record(&mut summary, "3_indexes");
-        // Before the full-text index exists, so renames need no full-text updates.
-        writer.finish()?;
-        lap.record(&mut summary, "4_unique_names");
-        if let Some(d) = &deferred {
-            store::restore_triggers(&tx, d)?;
-        }
-        lap.record(&mut summary, "5_full_text");
-        store::set_meta(&tx, "root", &opts.root.to_string_lossy())?;
-        store::set_meta(&tx, "project", &opts.project)?;
-    }
-    tx.commit()?;
-
-    fill_counts(&conn, &mut summary)?;
     if incremental {
-        drop(conn);
+        let mut conn = store::open(&opts.db, Mode::ReadWrite)?;
+        update(
+            &mut conn,
+            opts,
+            &candidates,
+            skipped,
+            &mut summary,
+            &mut lap,
+        )?;
+        fill_counts(&conn, &mut summary)?;
     } else {
-        // A finished build becomes the database in one rename; until then the old one stands.
-        conn.execute_batch("PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = WAL;")?;
-        drop(conn);
+        // A new build goes to a temporary file that becomes the database in one rename;
+        // until then the old database stands, and a failed build leaves nothing behind.
+        let temp = temp_path(&opts.db);
+        let built = build_into(&temp, opts, &candidates, skipped, &mut summary, &mut lap);
+        if let Err(e) = built {
+            let _ = std::fs::remove_file(&temp);
+            return Err(e);
+        }
         for suffix in ["-wal", "-shm"] {
             let _ = std::fs::remove_file(with_suffix(&opts.db, suffix));
         }
@@ -260,24 +127,194 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
             )
         })?;
     }
+    lap.record(&mut summary, "6_finish");
+    summary.elapsed_ms = started.elapsed().as_millis();
+    Ok(summary)
+}
+
+fn build_into(
+    temp: &Path,
+    opts: &IndexOptions,
+    candidates: &[Candidate],
+    skipped: Skipped,
+    summary: &mut IndexSummary,
+    lap: &mut Lap,
+) -> Result<()> {
+    let _ = std::fs::remove_file(temp);
+    let mut conn = store::create(temp, Mode::Bulk)?;
+    update(&mut conn, opts, candidates, skipped, summary, lap)?;
+    fill_counts(&conn, summary)?;
+    conn.execute_batch("PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = WAL;")?;
+    Ok(())
+}
+
+/// Brings the database in `conn` up to date with `candidates`. An incremental run is one
+/// transaction: killed, it rolls back. A full build writes a file nobody reads until it is
+/// renamed into place, so it commits every few dozen MB to keep SQLite's page cache clean
+/// instead of spilling it page by page, and builds indexes once at the end.
+fn update(
+    conn: &mut Connection,
+    opts: &IndexOptions,
+    candidates: &[Candidate],
+    mut skipped: Skipped,
+    summary: &mut IndexSummary,
+    lap: &mut Lap,
+) -> Result<()> {
+    let incremental = summary.mode == "incremental";
+    let known = if incremental {
+        load_known(conn)?
+    } else {
+        HashMap::new()
+    };
+    // Files whose size and mtime match the database are unchanged without being read.
+    let mut to_read: Vec<&Candidate> = candidates
+        .iter()
+        .filter(|c| {
+            !known
+                .get(c.path.as_str())
+                .is_some_and(|k| k.size == c.size && k.mtime_ns == c.mtime_ns)
+        })
+        .collect();
+    summary.unchanged = candidates.len() - to_read.len();
+    // Written in id order, every table grows by appending at the end of its B-tree instead of
+    // splitting pages all over a database far larger than the page cache.
+    to_read.sort_by_cached_key(|c| writer::file_id(&c.path));
+
+    let tx = conn.transaction()?;
+    let deferred = if incremental {
+        None
+    } else {
+        Some(store::defer_indexes(&tx)?)
+    };
+    let mut writer = Writer::new(&tx, incremental)?;
+    let mut uncommitted_bytes = 0u64;
+    let mut done = 0usize;
+    process_in_order(
+        &to_read,
+        opts.jobs,
+        |c| read_and_extract(c, known.get(c.path.as_str())),
+        |i, outcome| {
+            let c = to_read[i];
+            let was_known = known.contains_key(c.path.as_str());
+            match outcome {
+                Outcome::SameContent => {
+                    writer.touch_file(&c.path, c.mtime_ns)?;
+                    summary.unchanged += 1;
+                }
+                Outcome::Extracted(x) => {
+                    if was_known {
+                        writer.delete_file(&c.path)?;
+                    }
+                    summary.count_flags(&c.path, x.flags);
+                    writer.insert_file(
+                        &FileRecord {
+                            path: &c.path,
+                            language: x.language,
+                            size: c.size,
+                            mtime_ns: c.mtime_ns,
+                            hash: &x.hash,
+                            flags: x.flags,
+                            content: &x.content,
+                        },
+                        &x.extract,
+                    )?;
+                    summary.extracted += 1;
+                    uncommitted_bytes += c.size;
+                    if !incremental && uncommitted_bytes > BULK_COMMIT_BYTES {
+                        tx.execute_batch("COMMIT; BEGIN")?;
+                        uncommitted_bytes = 0;
+                    }
+                }
+                Outcome::Skipped(reason) => {
+                    if was_known {
+                        writer.delete_file(&c.path)?;
+                        summary.removed += 1;
+                    }
+                    skipped.entry(reason).or_default().push(c.path.clone());
+                }
+            }
+            done += 1;
+            if let Some(progress) = &opts.progress {
+                progress(done, to_read.len());
+            }
+            Ok(())
+        },
+    )?;
+    // Files gone from the tree (or now filtered out) leave the database.
+    let present: HashSet<&str> = candidates.iter().map(|c| c.path.as_str()).collect();
+    let mut gone: Vec<&String> = known
+        .keys()
+        .filter(|p| !present.contains(p.as_str()))
+        .collect();
+    gone.sort();
+    for path in gone {
+        writer.delete_file(path)?;
+        summary.removed += 1;
+    }
+    lap.record(summary, "2_extract_write");
+    if let Some(d) = &deferred {
+        store::restore_indexes(&tx, d)?;
+    }
+    lap.record(summary, "3_indexes");
+    // Before the full-text index exists, so renames need no full-text updates.
+    writer.finish()?;
+    lap.record(summary, "4_unique_names");
+    if let Some(d) = &deferred {
+        store::restore_triggers(&tx, d)?;
+    }
+    lap.record(summary, "5_full_text");
+    store::set_meta(&tx, "root", &opts.root.to_string_lossy())?;
+    store::set_meta(&tx, "project", &opts.project)?;
+    tx.commit()?;
+
     for list in skipped.values_mut() {
         list.sort();
     }
     summary.skipped = skipped.iter().map(|(r, v)| (r.as_str(), v.len())).collect();
     summary.skipped_paths = skipped;
-    lap.record(&mut summary, "6_finish");
-    summary.elapsed_ms = started.elapsed().as_millis();
-    Ok(summary)
+    Ok(())
+}
+
+impl IndexSummary {
+    fn new(opts: &IndexOptions, incremental: bool) -> Self {
+        IndexSummary {
+            project: opts.project.clone(),
+            root: opts.root.display().to_string(),
+            db: opts.db.display().to_string(),
+            mode: if incremental { "incremental" } else { "full" },
+            files: 0,
+            extracted: 0,
+            unchanged: 0,
+            removed: 0,
+            skipped: BTreeMap::new(),
+            skipped_paths: Skipped::new(),
+            syntax_error_files: 0,
+            invalid_utf8_files: 0,
+            abandoned_parse_files: Vec::new(),
+            languages: BTreeMap::new(),
+            nodes_by_kind: BTreeMap::new(),
+            elapsed_ms: 0,
+            phases_ms: BTreeMap::new(),
+        }
+    }
+
+    fn count_flags(&mut self, path: &str, flags: i64) {
+        if flags & writer::FLAG_SYNTAX_ERRORS != 0 {
+            self.syntax_error_files += 1;
+        }
+        if flags & writer::FLAG_INVALID_UTF8 != 0 {
+            self.invalid_utf8_files += 1;
+        }
+        if flags & writer::FLAG_PARSE_ABANDONED != 0 {
+            self.abandoned_parse_files.push(path.to_string());
+        }
+    }
 }
 
 /// Measures consecutive stages of a run.
 struct Lap(Instant);
 
 impl Lap {
-    fn new(start: Instant) -> Self {
-        Lap(start)
-    }
-
     fn record(&mut self, summary: &mut IndexSummary, stage: &'static str) {
         let now = Instant::now();
         summary.phases_ms.insert(stage, (now - self.0).as_millis());
