@@ -1,53 +1,10 @@
 //! Bash extraction: both function syntaxes, nested functions, read-only constants, comment
 //! docs, command calls, `source`/`.` imports and recovery from syntax errors.
 
-use codebase_indexer::extract::extract;
-use codebase_indexer::lang::for_path;
-use codebase_indexer::model::{ExtractedNode, FileExtract, NodeKind, RefKind};
+mod common;
 
-fn run(path: &str, src: &str) -> FileExtract {
-    extract(for_path(path).expect("language for path"), path, src)
-}
-
-/// (kind, qualified name, parent index, start line, end line) of every definition.
-fn defs(x: &FileExtract) -> Vec<(NodeKind, &str, usize, u32, u32)> {
-    x.nodes[1..]
-        .iter()
-        .map(|n| {
-            (
-                n.kind,
-                n.qualified_name.as_str(),
-                n.parent.expect("definitions have a parent"),
-                n.start_line,
-                n.end_line,
-            )
-        })
-        .collect()
-}
-
-/// (owner qualified name, kind, name, module, line) of every reference.
-fn refs(x: &FileExtract) -> Vec<(&str, RefKind, &str, Option<&str>, u32)> {
-    x.refs
-        .iter()
-        .map(|r| {
-            assert_eq!(r.alias, None);
-            (
-                x.nodes[r.node].qualified_name.as_str(),
-                r.kind,
-                r.name.as_str(),
-                r.module.as_deref(),
-                r.line,
-            )
-        })
-        .collect()
-}
-
-fn node<'a>(x: &'a FileExtract, qualified_name: &str) -> &'a ExtractedNode {
-    x.nodes
-        .iter()
-        .find(|n| n.qualified_name == qualified_name)
-        .unwrap_or_else(|| panic!("no definition {qualified_name}"))
-}
+use codebase_indexer::model::{NodeKind, RefKind};
+use common::extract::*;
 
 const BUILD: &str = r#"#!/usr/bin/env bash
 set -euo pipefail
@@ -124,21 +81,21 @@ fn bash_references() {
     assert_eq!(
         refs(&x),
         vec![
-            (file, Call, "set", None, 2),
-            (file, Import, "", Some("./lib/common.sh"), 3),
-            (file, Import, "", Some("$HOME/env.sh"), 4),
-            (build, Call, "echo", None, 14),
-            (build, Call, "make", None, 15),
-            (build, Call, "tee", None, 15),
-            (build, Call, "rm", None, 16),
-            (build, Call, "compute", None, 17),
-            (build, Call, "env_cmd", None, 18),
-            ("scripts.build.deploy.nested", Call, "true", None, 22),
+            (file, Call, "set", None, None, 2),
+            (file, Import, "", Some("./lib/common.sh"), None, 3),
+            (file, Import, "", Some("$HOME/env.sh"), None, 4),
+            (build, Call, "echo", None, None, 14),
+            (build, Call, "make", None, None, 15),
+            (build, Call, "tee", None, None, 15),
+            (build, Call, "rm", None, None, 16),
+            (build, Call, "compute", None, None, 17),
+            (build, Call, "env_cmd", None, None, 18),
+            ("scripts.build.deploy.nested", Call, "true", None, None, 22),
             // `"$CMD" arg` names no command statically.
-            ("scripts.build.deploy", Call, "./script.sh", None, 24),
-            ("scripts.build.with_parens", Call, "exit", None, 27),
-            (file, Call, "build", None, 28),
-            (file, Call, "deploy", None, 28),
+            ("scripts.build.deploy", Call, "./script.sh", None, None, 24),
+            ("scripts.build.with_parens", Call, "exit", None, None, 27),
+            (file, Call, "build", None, None, 28),
+            (file, Call, "deploy", None, None, 28),
         ]
     );
 }
@@ -157,8 +114,8 @@ fn bash_syntax_error_keeps_surrounding_definitions() {
     assert_eq!(
         refs(&x),
         vec![
-            ("tools.run.before", RefKind::Call, "echo", None, 1),
-            ("tools.run.after", RefKind::Call, "before", None, 6),
+            ("tools.run.before", RefKind::Call, "echo", None, None, 1),
+            ("tools.run.after", RefKind::Call, "before", None, None, 6),
         ]
     );
 }

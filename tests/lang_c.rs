@@ -1,66 +1,9 @@
 //! C extraction: definitions, typedefs, macros, signatures, docs and references.
 
-use codebase_indexer::extract::extract;
-use codebase_indexer::lang::for_path;
-use codebase_indexer::model::{ExtractedNode, FileExtract, NodeKind, RefKind};
+mod common;
 
-fn run(path: &str, src: &str) -> FileExtract {
-    extract(for_path(path).expect("c is registered"), path, src)
-}
-
-/// (kind, qualified name, parent's qualified name, start line, end line) for every definition.
-fn outline(ex: &FileExtract) -> Vec<(NodeKind, &str, &str, u32, u32)> {
-    ex.nodes[1..]
-        .iter()
-        .map(|n| {
-            let parent = &ex.nodes[n.parent.expect("definitions have a parent")];
-            (
-                n.kind,
-                n.qualified_name.as_str(),
-                parent.qualified_name.as_str(),
-                n.start_line,
-                n.end_line,
-            )
-        })
-        .collect()
-}
-
-fn node<'a>(ex: &'a FileExtract, qualified_name: &str) -> &'a ExtractedNode {
-    let found: Vec<_> = ex
-        .nodes
-        .iter()
-        .filter(|n| n.qualified_name == qualified_name)
-        .collect();
-    assert_eq!(found.len(), 1, "exactly one {qualified_name}");
-    found[0]
-}
-
-/// (owner's qualified name, kind, name, module, alias, line) of a reference.
-type Ref<'a> = (
-    &'a str,
-    RefKind,
-    &'a str,
-    Option<&'a str>,
-    Option<&'a str>,
-    u32,
-);
-
-/// Every reference, in source order.
-fn refs(ex: &FileExtract) -> Vec<Ref<'_>> {
-    ex.refs
-        .iter()
-        .map(|r| {
-            (
-                ex.nodes[r.node].qualified_name.as_str(),
-                r.kind,
-                r.name.as_str(),
-                r.module.as_deref(),
-                r.alias.as_deref(),
-                r.line,
-            )
-        })
-        .collect()
-}
+use codebase_indexer::model::{NodeKind, RefKind};
+use common::extract::*;
 
 const STRBUF: &str = r#"#include <stdio.h>
 #include "util/strbuf.h"
@@ -176,8 +119,8 @@ fn c_definitions_kinds_names_and_lines() {
 #[test]
 fn c_signatures_and_docs() {
     let ex = run("src/util/strbuf.c", STRBUF);
-    let sig = |q: &str| node(&ex, q).signature.clone().unwrap();
-    let doc = |q: &str| node(&ex, q).docstring.clone();
+    let sig = |q: &str| unique_node(&ex, q).signature.clone().unwrap();
+    let doc = |q: &str| unique_node(&ex, q).docstring.clone();
     assert_eq!(sig("src.util.strbuf.INITIAL_CAP"), "#define INITIAL_CAP 16");
     assert_eq!(sig("src.util.strbuf.MAX"), "#define MAX(a, b)");
     assert_eq!(sig("src.util.strbuf.GROWTH"), "static const int GROWTH = 2");
@@ -228,7 +171,7 @@ fn c_signatures_and_docs() {
     assert_eq!(doc("src.util.strbuf.MAX"), None);
     assert_eq!(doc("src.util.strbuf.split_lines"), None);
     // The range of a function starts at its return type.
-    let append = node(&ex, "src.util.strbuf.strbuf_append");
+    let append = unique_node(&ex, "src.util.strbuf.strbuf_append");
     assert!(STRBUF[append.start_byte as usize..].starts_with("static int\nstrbuf_append("));
 }
 

@@ -1,66 +1,9 @@
 //! C++ extraction: namespaces, classes, members, templates, signatures, docs and references.
 
-use codebase_indexer::extract::extract;
-use codebase_indexer::lang::for_path;
-use codebase_indexer::model::{ExtractedNode, FileExtract, NodeKind, RefKind};
+mod common;
 
-fn run(path: &str, src: &str) -> FileExtract {
-    extract(for_path(path).expect("cpp is registered"), path, src)
-}
-
-/// (kind, qualified name, parent's qualified name, start line, end line) for every definition.
-fn outline(ex: &FileExtract) -> Vec<(NodeKind, &str, &str, u32, u32)> {
-    ex.nodes[1..]
-        .iter()
-        .map(|n| {
-            let parent = &ex.nodes[n.parent.expect("definitions have a parent")];
-            (
-                n.kind,
-                n.qualified_name.as_str(),
-                parent.qualified_name.as_str(),
-                n.start_line,
-                n.end_line,
-            )
-        })
-        .collect()
-}
-
-fn node<'a>(ex: &'a FileExtract, qualified_name: &str) -> &'a ExtractedNode {
-    let found: Vec<_> = ex
-        .nodes
-        .iter()
-        .filter(|n| n.qualified_name == qualified_name)
-        .collect();
-    assert_eq!(found.len(), 1, "exactly one {qualified_name}");
-    found[0]
-}
-
-/// (owner's qualified name, kind, name, module, alias, line) of a reference.
-type Ref<'a> = (
-    &'a str,
-    RefKind,
-    &'a str,
-    Option<&'a str>,
-    Option<&'a str>,
-    u32,
-);
-
-/// Every reference, in source order.
-fn refs(ex: &FileExtract) -> Vec<Ref<'_>> {
-    ex.refs
-        .iter()
-        .map(|r| {
-            (
-                ex.nodes[r.node].qualified_name.as_str(),
-                r.kind,
-                r.name.as_str(),
-                r.module.as_deref(),
-                r.alias.as_deref(),
-                r.line,
-            )
-        })
-        .collect()
-}
+use codebase_indexer::model::{NodeKind, RefKind};
+use common::extract::*;
 
 const SHAPE: &str = r#"#include <vector>
 #include "geo/base.hpp"
@@ -194,7 +137,7 @@ fn cpp_definitions_kinds_names_parents_and_lines() {
         .position(|n| n.qualified_name == shape)
         .unwrap();
     assert_eq!(
-        node(&ex, "src.geo.shape.geo.Shape.make").parent,
+        unique_node(&ex, "src.geo.shape.geo.Shape.make").parent,
         Some(shape_idx)
     );
     // Not definitions: a function-pointer member, data members, enumerators, free
@@ -210,8 +153,8 @@ fn cpp_definitions_kinds_names_parents_and_lines() {
 #[test]
 fn cpp_signatures_and_docs() {
     let ex = run("src/geo/shape.cpp", SHAPE);
-    let sig = |q: &str| node(&ex, q).signature.clone().unwrap();
-    let doc = |q: &str| node(&ex, q).docstring.clone();
+    let sig = |q: &str| unique_node(&ex, q).signature.clone().unwrap();
+    let doc = |q: &str| unique_node(&ex, q).docstring.clone();
     assert_eq!(
         sig("src.geo.shape.geo.Shape"),
         "template <typename T> class Shape : public Base, protected util::Tagged<T>"
@@ -269,7 +212,7 @@ fn cpp_signatures_and_docs() {
     );
     // A comment trailing the previous line's code is not a doc.
     assert_eq!(doc("src.geo.shape.geo.io"), None);
-    let shape = node(&ex, "src.geo.shape.geo.Shape");
+    let shape = unique_node(&ex, "src.geo.shape.geo.Shape");
     assert!(SHAPE[shape.start_byte as usize..].starts_with("template <typename T>\nclass Shape"));
 }
 

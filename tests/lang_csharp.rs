@@ -1,59 +1,9 @@
 //! C# extraction: definitions, namespaces, signatures, XML docs and references.
 
-use codebase_indexer::extract::extract;
-use codebase_indexer::lang::for_path;
-use codebase_indexer::model::{ExtractedNode, FileExtract, NodeKind, RefKind};
+mod common;
 
-fn run(path: &str, src: &str) -> FileExtract {
-    extract(for_path(path).expect("C# is supported"), path, src)
-}
-
-/// (kind, qualified name, parent's qualified name, name line, end line) of every definition.
-fn outline(fx: &FileExtract) -> Vec<(NodeKind, String, String, u32, u32)> {
-    fx.nodes
-        .iter()
-        .skip(1)
-        .map(|n| {
-            let parent = &fx.nodes[n.parent.expect("definitions have a parent")];
-            (
-                n.kind,
-                n.qualified_name.clone(),
-                parent.qualified_name.clone(),
-                n.start_line,
-                n.end_line,
-            )
-        })
-        .collect()
-}
-
-fn node<'a>(fx: &'a FileExtract, qualified_name: &str) -> &'a ExtractedNode {
-    fx.nodes
-        .iter()
-        .find(|n| n.qualified_name == qualified_name)
-        .unwrap_or_else(|| panic!("no definition {qualified_name}"))
-}
-
-/// (owner's qualified name, name, line) of every reference of `kind`.
-fn refs(fx: &FileExtract, kind: RefKind) -> Vec<(String, String, u32)> {
-    fx.refs
-        .iter()
-        .filter(|r| r.kind == kind)
-        .map(|r| {
-            (
-                fx.nodes[r.node].qualified_name.clone(),
-                r.name.clone(),
-                r.line,
-            )
-        })
-        .collect()
-}
-
-fn owned(items: &[(&str, &str, u32)]) -> Vec<(String, String, u32)> {
-    items
-        .iter()
-        .map(|(a, b, l)| (a.to_string(), b.to_string(), *l))
-        .collect()
-}
+use codebase_indexer::model::{NodeKind, RefKind};
+use common::extract::*;
 
 const CART: &str = r#"using System;
 using System.Collections.Generic;
@@ -194,7 +144,7 @@ fn csharp_definitions_kinds_names_and_lines() {
         ),
         (NodeKind::Enum, format!("{c}.State"), c.to_string(), 54, 54),
     ];
-    assert_eq!(outline(&fx), expected);
+    assert_eq!(outline_owned(&fx), expected);
     assert_eq!(fx.nodes[8].parent, Some(7));
 }
 
@@ -294,7 +244,7 @@ fn csharp_references() {
         ]
     );
     assert_eq!(
-        refs(&fx, RefKind::Decorator),
+        kind_refs_owned(&fx, RefKind::Decorator),
         owned(&[
             (c, "Serializable", 10),
             (c, "Obsolete", 10),
@@ -305,7 +255,7 @@ fn csharp_references() {
     // Bases named like interfaces are implemented; struct bases are always interfaces;
     // an interface inherits its bases; an enum's underlying type is no base.
     assert_eq!(
-        refs(&fx, RefKind::Inherits),
+        kind_refs_owned(&fx, RefKind::Inherits),
         owned(&[
             (c, "CartBase", 12),
             (&format!("{c}.Entry"), "EntryBase", 47),
@@ -313,7 +263,7 @@ fn csharp_references() {
         ])
     );
     assert_eq!(
-        refs(&fx, RefKind::Implements),
+        kind_refs_owned(&fx, RefKind::Implements),
         owned(&[
             (c, "IDisposable", 12),
             (c, "System.IComparable", 12),
@@ -322,7 +272,7 @@ fn csharp_references() {
         ])
     );
     assert_eq!(
-        refs(&fx, RefKind::Call),
+        kind_refs_owned(&fx, RefKind::Call),
         owned(&[
             (c, "List", 15),
             (&format!("{c}.Cart"), "base", 20),
@@ -379,7 +329,7 @@ fn csharp_block_namespaces_are_modules() {
             13,
         ),
     ];
-    assert_eq!(outline(&fx), expected);
+    assert_eq!(outline_owned(&fx), expected);
     assert_eq!(
         node(&fx, "Example.Outer").signature.as_deref(),
         Some("namespace Example.Outer")
@@ -429,7 +379,7 @@ fn csharp_syntax_error_keeps_surrounding_definitions() {
         Some("class Broken")
     );
     assert_eq!(
-        refs(&fx, RefKind::Call),
+        kind_refs_owned(&fx, RefKind::Call),
         owned(&[("N.Good.Before", "Run", 2)])
     );
 }

@@ -1,44 +1,9 @@
 //! Elixir extraction: definitions, qualified names, signatures, docs and references.
 
-use codebase_indexer::extract::extract;
-use codebase_indexer::lang::for_path;
-use codebase_indexer::model::{ExtractedNode, FileExtract, NodeKind, RefKind};
+mod common;
 
-fn run(path: &str, src: &str) -> FileExtract {
-    extract(for_path(path).expect("elixir is registered"), path, src)
-}
-
-/// (kind, qualified name, parent index, name line, end line) of every definition.
-fn outline(fx: &FileExtract) -> Vec<(NodeKind, &str, usize, u32, u32)> {
-    fx.nodes[1..]
-        .iter()
-        .map(|n| {
-            (
-                n.kind,
-                n.qualified_name.as_str(),
-                n.parent.expect("definitions have a parent"),
-                n.start_line,
-                n.end_line,
-            )
-        })
-        .collect()
-}
-
-/// (owning node, name, line) of the references of one kind.
-fn refs(fx: &FileExtract, kind: RefKind) -> Vec<(usize, &str, u32)> {
-    fx.refs
-        .iter()
-        .filter(|r| r.kind == kind)
-        .map(|r| (r.node, r.name.as_str(), r.line))
-        .collect()
-}
-
-fn node<'a>(fx: &'a FileExtract, qualified_name: &str) -> &'a ExtractedNode {
-    fx.nodes
-        .iter()
-        .find(|n| n.qualified_name == qualified_name)
-        .unwrap_or_else(|| panic!("{qualified_name} not extracted"))
-}
+use codebase_indexer::model::{NodeKind, RefKind};
+use common::extract::*;
 
 const PATH: &str = "lib/my_app/accounts.ex";
 
@@ -99,7 +64,7 @@ fn definitions_with_qualified_names_parents_and_lines() {
     assert!(!fx.has_errors);
     use NodeKind::*;
     assert_eq!(
-        outline(&fx),
+        defs(&fx),
         vec![
             (Module, "MyApp.Accounts", 0, 1, 40),
             // Functions in a module stay Functions: a module is not a type.
@@ -223,12 +188,12 @@ fn references_of_every_kind() {
         .filter(|r| r.kind == RefKind::Import)
         .all(|r| r.node == 1));
     assert_eq!(
-        refs(&fx, RefKind::Implements),
+        kind_refs(&fx, RefKind::Implements),
         vec![(1, "MyApp.Context", 7), (11, "MyApp.Sizer", 47)]
     );
     // Not calls: definition heads, `@spec` types, `if`/`quote`, map field reads (`u.active`).
     assert_eq!(
-        refs(&fx, RefKind::Call),
+        kind_refs(&fx, RefKind::Call),
         vec![
             (2, "is_integer", 19),
             (2, "Repo.get", 20),
@@ -238,8 +203,8 @@ fn references_of_every_kind() {
             (12, "map_size", 48),
         ]
     );
-    assert!(refs(&fx, RefKind::Inherits).is_empty());
-    assert!(refs(&fx, RefKind::Decorator).is_empty());
+    assert!(kind_refs(&fx, RefKind::Inherits).is_empty());
+    assert!(kind_refs(&fx, RefKind::Decorator).is_empty());
 }
 
 #[test]
@@ -248,7 +213,7 @@ fn defimpl_without_for_and_operator_definitions() {
     let fx = run("lib/money.ex", src);
     use NodeKind::*;
     assert_eq!(
-        outline(&fx),
+        defs(&fx),
         vec![
             (Module, "Money", 0, 1, 7),
             (Class, "Money.String.Chars.Money", 1, 2, 4),
@@ -258,7 +223,7 @@ fn defimpl_without_for_and_operator_definitions() {
         ]
     );
     assert_eq!(
-        refs(&fx, RefKind::Call),
+        kind_refs(&fx, RefKind::Call),
         vec![(3, "format", 3), (4, "add", 5), (5, "f", 6)]
     );
 }
@@ -270,7 +235,7 @@ fn syntax_errors_keep_surrounding_definitions() {
     assert!(fx.has_errors);
     use NodeKind::*;
     assert_eq!(
-        outline(&fx),
+        defs(&fx),
         vec![
             (Module, "Before", 0, 1, 3),
             (Function, "Before.ok", 1, 2, 2),

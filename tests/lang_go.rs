@@ -2,70 +2,10 @@
 //! constants, doc comments, calls, imports, embedding, package-path module names and
 //! recovery from syntax errors.
 
-use codebase_indexer::extract::extract;
-use codebase_indexer::lang::for_path;
-use codebase_indexer::model::{ExtractedNode, FileExtract, NodeKind, RefKind};
+mod common;
 
-fn run(path: &str, src: &str) -> FileExtract {
-    extract(for_path(path).expect("language for path"), path, src)
-}
-
-/// (kind, qualified name, parent index, start line, end line) of every definition.
-fn defs(x: &FileExtract) -> Vec<(NodeKind, &str, usize, u32, u32)> {
-    x.nodes[1..]
-        .iter()
-        .map(|n| {
-            (
-                n.kind,
-                n.qualified_name.as_str(),
-                n.parent.expect("definitions have a parent"),
-                n.start_line,
-                n.end_line,
-            )
-        })
-        .collect()
-}
-
-/// (owner qualified name, kind, name, module, alias, line) of a reference.
-type Ref<'a> = (
-    &'a str,
-    RefKind,
-    &'a str,
-    Option<&'a str>,
-    Option<&'a str>,
-    u32,
-);
-
-fn refs(x: &FileExtract) -> Vec<Ref<'_>> {
-    x.refs
-        .iter()
-        .map(|r| {
-            (
-                x.nodes[r.node].qualified_name.as_str(),
-                r.kind,
-                r.name.as_str(),
-                r.module.as_deref(),
-                r.alias.as_deref(),
-                r.line,
-            )
-        })
-        .collect()
-}
-
-fn node<'a>(x: &'a FileExtract, qualified_name: &str) -> &'a ExtractedNode {
-    x.nodes
-        .iter()
-        .find(|n| n.qualified_name == qualified_name)
-        .unwrap_or_else(|| panic!("no definition {qualified_name}"))
-}
-
-fn sig<'a>(x: &'a FileExtract, qualified_name: &str) -> &'a str {
-    node(x, qualified_name).signature.as_deref().unwrap_or("")
-}
-
-fn doc<'a>(x: &'a FileExtract, qualified_name: &str) -> Option<&'a str> {
-    node(x, qualified_name).docstring.as_deref()
-}
+use codebase_indexer::model::{NodeKind, RefKind};
+use common::extract::*;
 
 const CLIENT: &str = r#"// Package http does things.
 package http

@@ -1,62 +1,9 @@
 //! Java extraction: definitions, qualified names, signatures, docs and references.
 
-use codebase_indexer::extract::extract;
-use codebase_indexer::lang::for_path;
-use codebase_indexer::model::{FileExtract, NodeKind, RefKind};
+mod common;
 
-fn run(path: &str, src: &str) -> FileExtract {
-    extract(for_path(path).expect("java is supported"), path, src)
-}
-
-/// (kind, qualified name, parent's qualified name, name line, end line) of every definition.
-fn outline(fx: &FileExtract) -> Vec<(NodeKind, String, String, u32, u32)> {
-    fx.nodes
-        .iter()
-        .skip(1)
-        .map(|n| {
-            let parent = &fx.nodes[n.parent.expect("definitions have a parent")];
-            (
-                n.kind,
-                n.qualified_name.clone(),
-                parent.qualified_name.clone(),
-                n.start_line,
-                n.end_line,
-            )
-        })
-        .collect()
-}
-
-fn node<'a>(
-    fx: &'a FileExtract,
-    qualified_name: &str,
-) -> &'a codebase_indexer::model::ExtractedNode {
-    fx.nodes
-        .iter()
-        .find(|n| n.qualified_name == qualified_name)
-        .unwrap_or_else(|| panic!("no definition {qualified_name}"))
-}
-
-/// (owner's qualified name, name, line) of every reference of `kind`.
-fn refs(fx: &FileExtract, kind: RefKind) -> Vec<(String, String, u32)> {
-    fx.refs
-        .iter()
-        .filter(|r| r.kind == kind)
-        .map(|r| {
-            (
-                fx.nodes[r.node].qualified_name.clone(),
-                r.name.clone(),
-                r.line,
-            )
-        })
-        .collect()
-}
-
-fn owned(items: &[(&str, &str, u32)]) -> Vec<(String, String, u32)> {
-    items
-        .iter()
-        .map(|(a, b, l)| (a.to_string(), b.to_string(), *l))
-        .collect()
-}
+use codebase_indexer::model::{NodeKind, RefKind};
+use common::extract::*;
 
 const CART: &str = r#"package com.example.shop;
 
@@ -270,7 +217,7 @@ fn java_definitions_kinds_names_and_lines() {
             61,
         ),
     ];
-    assert_eq!(outline(&fx), expected);
+    assert_eq!(outline_owned(&fx), expected);
     // Parent indexes point at the enclosing definition.
     let run_idx = fx
         .nodes
@@ -394,7 +341,7 @@ fn java_references() {
         .all(|r| r.node == 0));
 
     assert_eq!(
-        refs(&fx, RefKind::Decorator),
+        kind_refs_owned(&fx, RefKind::Decorator),
         owned(&[
             (c, "Deprecated", 8),
             (c, "SuppressWarnings", 9),
@@ -402,7 +349,7 @@ fn java_references() {
         ])
     );
     assert_eq!(
-        refs(&fx, RefKind::Inherits),
+        kind_refs_owned(&fx, RefKind::Inherits),
         owned(&[
             (c, "Base", 10),
             (&format!("{c}.Listener"), "EventListener", 33),
@@ -410,7 +357,7 @@ fn java_references() {
         ])
     );
     assert_eq!(
-        refs(&fx, RefKind::Implements),
+        kind_refs_owned(&fx, RefKind::Implements),
         owned(&[
             (c, "Serializable", 10),
             (c, "Comparable", 10),
@@ -418,7 +365,7 @@ fn java_references() {
         ])
     );
     assert_eq!(
-        refs(&fx, RefKind::Call),
+        kind_refs_owned(&fx, RefKind::Call),
         owned(&[
             (c, "ArrayList", 13),
             (&format!("{c}.Cart"), "super", 18),
@@ -447,11 +394,11 @@ fn java_generic_constructor_call_and_annotated_constant() {
         Some("@Native\nstatic final String NAME = \"a\";")
     );
     assert_eq!(
-        refs(&fx, RefKind::Decorator),
+        kind_refs_owned(&fx, RefKind::Decorator),
         owned(&[("A.NAME", "Native", 2)])
     );
     assert_eq!(
-        refs(&fx, RefKind::Call),
+        kind_refs_owned(&fx, RefKind::Call),
         owned(&[("A.make", "java.util.HashMap", 4)])
     );
 }
@@ -489,7 +436,10 @@ fn java_syntax_error_keeps_surrounding_definitions() {
             (NodeKind::Method, "After.m", 11),
         ]
     );
-    assert_eq!(refs(&fx, RefKind::Call), owned(&[("Broken.fine", "go", 6)]));
+    assert_eq!(
+        kind_refs_owned(&fx, RefKind::Call),
+        owned(&[("Broken.fine", "go", 6)])
+    );
 }
 
 /// A file cut off mid-class: the parser leaves the class header in an error node, the
@@ -516,5 +466,8 @@ fn java_class_recovered_from_error_node() {
         node(&fx, "p.Broken").signature.as_deref(),
         Some("public class Broken extends Base")
     );
-    assert_eq!(refs(&fx, RefKind::Call), owned(&[("p.Broken.ok", "go", 4)]));
+    assert_eq!(
+        kind_refs_owned(&fx, RefKind::Call),
+        owned(&[("p.Broken.ok", "go", 4)])
+    );
 }

@@ -1,59 +1,9 @@
 //! Kotlin extraction (tree-sitter-kotlin-ng): definitions, signatures, KDoc and references.
 
-use codebase_indexer::extract::extract;
-use codebase_indexer::lang::for_path;
-use codebase_indexer::model::{ExtractedNode, FileExtract, NodeKind, RefKind};
+mod common;
 
-fn run(path: &str, src: &str) -> FileExtract {
-    extract(for_path(path).expect("kotlin is supported"), path, src)
-}
-
-/// (kind, qualified name, parent's qualified name, name line, end line) of every definition.
-fn outline(fx: &FileExtract) -> Vec<(NodeKind, String, String, u32, u32)> {
-    fx.nodes
-        .iter()
-        .skip(1)
-        .map(|n| {
-            let parent = &fx.nodes[n.parent.expect("definitions have a parent")];
-            (
-                n.kind,
-                n.qualified_name.clone(),
-                parent.qualified_name.clone(),
-                n.start_line,
-                n.end_line,
-            )
-        })
-        .collect()
-}
-
-fn node<'a>(fx: &'a FileExtract, qualified_name: &str) -> &'a ExtractedNode {
-    fx.nodes
-        .iter()
-        .find(|n| n.qualified_name == qualified_name)
-        .unwrap_or_else(|| panic!("no definition {qualified_name}"))
-}
-
-/// (owner's qualified name, name, line) of every reference of `kind`.
-fn refs(fx: &FileExtract, kind: RefKind) -> Vec<(String, String, u32)> {
-    fx.refs
-        .iter()
-        .filter(|r| r.kind == kind)
-        .map(|r| {
-            (
-                fx.nodes[r.node].qualified_name.clone(),
-                r.name.clone(),
-                r.line,
-            )
-        })
-        .collect()
-}
-
-fn owned(items: &[(&str, &str, u32)]) -> Vec<(String, String, u32)> {
-    items
-        .iter()
-        .map(|(a, b, l)| (a.to_string(), b.to_string(), *l))
-        .collect()
-}
+use codebase_indexer::model::{NodeKind, RefKind};
+use common::extract::*;
 
 const CART: &str = r#"package com.example.shop
 
@@ -216,7 +166,7 @@ fn kotlin_definitions_kinds_names_and_lines() {
         ),
         (NodeKind::Interface, q("Audited"), file.clone(), 70, 70),
     ];
-    assert_eq!(outline(&fx), expected);
+    assert_eq!(outline_owned(&fx), expected);
     assert_eq!(node(&fx, &q("String.shout")).name, "shout");
     assert_eq!(fx.nodes[5].parent, Some(4));
 }
@@ -326,17 +276,17 @@ fn kotlin_references() {
     );
     let (cart, ctor, cmp) = (q("Cart"), q("Cart.Cart"), q("Cart.compareTo"));
     assert_eq!(
-        refs(&fx, RefKind::Decorator),
+        kind_refs_owned(&fx, RefKind::Decorator),
         owned(&[(&cart, "Serializable", 13), (&cmp, "Synchronized", 20)])
     );
     // A supertype with a constructor call is the superclass; an interface's supertypes are
     // inherited interfaces.
     assert_eq!(
-        refs(&fx, RefKind::Inherits),
+        kind_refs_owned(&fx, RefKind::Inherits),
         owned(&[(&cart, "Base", 14), (&q("Event"), "Marker", 37)])
     );
     assert_eq!(
-        refs(&fx, RefKind::Implements),
+        kind_refs_owned(&fx, RefKind::Implements),
         owned(&[
             (&cart, "Comparable", 14),
             (&cart, "Listener", 14),
@@ -344,7 +294,7 @@ fn kotlin_references() {
         ])
     );
     assert_eq!(
-        refs(&fx, RefKind::Call),
+        kind_refs_owned(&fx, RefKind::Call),
         owned(&[
             (&ctor, "this", 16),
             (&ctor, "log", 17),
@@ -396,7 +346,7 @@ fn kotlin_annotations_the_grammar_reads_as_expressions() {
             15,
         ),
     ];
-    assert_eq!(outline(&fx), expected);
+    assert_eq!(outline_owned(&fx), expected);
     let tagged = node(&fx, "p.Tagged");
     assert_eq!(
         tagged.signature.as_deref(),
@@ -408,7 +358,7 @@ fn kotlin_annotations_the_grammar_reads_as_expressions() {
         Some("@Target(AnnotationTarget.CLASS)\nannotation class Marker")
     );
     assert_eq!(
-        refs(&fx, RefKind::Decorator),
+        kind_refs_owned(&fx, RefKind::Decorator),
         owned(&[
             ("p.Tagged", "Tag", 4),
             ("p.Tagged", "Other", 5),

@@ -1,66 +1,9 @@
 //! Lua extraction: functions, methods, assigned functions, docs, calls and requires.
 
-use codebase_indexer::extract::extract;
-use codebase_indexer::lang::for_path;
-use codebase_indexer::model::{ExtractedNode, FileExtract, NodeKind, RefKind};
+mod common;
 
-fn run(path: &str, src: &str) -> FileExtract {
-    extract(for_path(path).expect("lua is registered"), path, src)
-}
-
-/// (kind, qualified name, parent's qualified name, start line, end line) for every definition.
-fn outline(ex: &FileExtract) -> Vec<(NodeKind, &str, &str, u32, u32)> {
-    ex.nodes[1..]
-        .iter()
-        .map(|n| {
-            let parent = &ex.nodes[n.parent.expect("definitions have a parent")];
-            (
-                n.kind,
-                n.qualified_name.as_str(),
-                parent.qualified_name.as_str(),
-                n.start_line,
-                n.end_line,
-            )
-        })
-        .collect()
-}
-
-fn node<'a>(ex: &'a FileExtract, qualified_name: &str) -> &'a ExtractedNode {
-    let found: Vec<_> = ex
-        .nodes
-        .iter()
-        .filter(|n| n.qualified_name == qualified_name)
-        .collect();
-    assert_eq!(found.len(), 1, "exactly one {qualified_name}");
-    found[0]
-}
-
-/// (owner's qualified name, kind, name, module, alias, line) of a reference.
-type Ref<'a> = (
-    &'a str,
-    RefKind,
-    &'a str,
-    Option<&'a str>,
-    Option<&'a str>,
-    u32,
-);
-
-/// Every reference, in source order.
-fn refs(ex: &FileExtract) -> Vec<Ref<'_>> {
-    ex.refs
-        .iter()
-        .map(|r| {
-            (
-                ex.nodes[r.node].qualified_name.as_str(),
-                r.kind,
-                r.name.as_str(),
-                r.module.as_deref(),
-                r.alias.as_deref(),
-                r.line,
-            )
-        })
-        .collect()
-}
+use codebase_indexer::model::{NodeKind, RefKind};
+use common::extract::*;
 
 const UTIL: &str = r#"local json = require("dkjson")
 local log = require "myplugin.log"
@@ -141,8 +84,8 @@ fn lua_definitions_kinds_names_and_lines() {
 #[test]
 fn lua_signatures_and_docs() {
     let ex = run("lua/myplugin/util.lua", UTIL);
-    let sig = |q: &str| node(&ex, q).signature.clone().unwrap();
-    let doc = |q: &str| node(&ex, q).docstring.clone();
+    let sig = |q: &str| unique_node(&ex, q).signature.clone().unwrap();
+    let doc = |q: &str| unique_node(&ex, q).docstring.clone();
     assert_eq!(sig("myplugin.util.M.add"), "function M.add(a, b)");
     assert_eq!(sig("myplugin.util.M.greet"), "function M:greet(name)");
     assert_eq!(sig("myplugin.util.helper"), "local function helper(x)");
@@ -165,7 +108,7 @@ fn lua_signatures_and_docs() {
         Some("Renders nothing.")
     );
     assert_eq!(doc("myplugin.util.helper"), None);
-    let render = node(&ex, "myplugin.util.render");
+    let render = unique_node(&ex, "myplugin.util.render");
     assert!(UTIL[render.start_byte as usize..].starts_with("local render = function() end"));
 }
 

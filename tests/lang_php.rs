@@ -1,44 +1,9 @@
 //! PHP extraction: definitions, qualified names, signatures, docs and references.
 
-use codebase_indexer::extract::extract;
-use codebase_indexer::lang::for_path;
-use codebase_indexer::model::{ExtractedNode, FileExtract, NodeKind, RefKind};
+mod common;
 
-fn run(path: &str, src: &str) -> FileExtract {
-    extract(for_path(path).expect("php is registered"), path, src)
-}
-
-/// (kind, qualified name, parent index, name line, end line) of every definition.
-fn outline(fx: &FileExtract) -> Vec<(NodeKind, &str, usize, u32, u32)> {
-    fx.nodes[1..]
-        .iter()
-        .map(|n| {
-            (
-                n.kind,
-                n.qualified_name.as_str(),
-                n.parent.expect("definitions have a parent"),
-                n.start_line,
-                n.end_line,
-            )
-        })
-        .collect()
-}
-
-/// (owning node, name, line) of the references of one kind.
-fn refs(fx: &FileExtract, kind: RefKind) -> Vec<(usize, &str, u32)> {
-    fx.refs
-        .iter()
-        .filter(|r| r.kind == kind)
-        .map(|r| (r.node, r.name.as_str(), r.line))
-        .collect()
-}
-
-fn node<'a>(fx: &'a FileExtract, qualified_name: &str) -> &'a ExtractedNode {
-    fx.nodes
-        .iter()
-        .find(|n| n.qualified_name == qualified_name)
-        .unwrap_or_else(|| panic!("{qualified_name} not extracted"))
-}
+use codebase_indexer::model::{NodeKind, RefKind};
+use common::extract::*;
 
 const PATH: &str = "src/Models/User.php";
 
@@ -104,7 +69,7 @@ fn definitions_with_qualified_names_parents_and_lines() {
     use NodeKind::*;
     // `namespace App\Models;` names everything in the file.
     assert_eq!(
-        outline(&fx),
+        defs(&fx),
         vec![
             (Constant, "App.Models.VERSION", 0, 9, 9),
             (Class, "App.Models.User", 0, 13, 34),
@@ -212,11 +177,11 @@ fn references_of_every_kind() {
         ]
     );
     assert_eq!(
-        refs(&fx, RefKind::Inherits),
+        kind_refs(&fx, RefKind::Inherits),
         vec![(2, "BaseModel", 13), (7, "Countable", 36)]
     );
     assert_eq!(
-        refs(&fx, RefKind::Implements),
+        kind_refs(&fx, RefKind::Implements),
         vec![
             (2, "Jsonable", 13),
             (2, "\\Countable", 13),
@@ -226,11 +191,11 @@ fn references_of_every_kind() {
         ]
     );
     assert_eq!(
-        refs(&fx, RefKind::Decorator),
+        kind_refs(&fx, RefKind::Decorator),
         vec![(2, "Entity", 12), (2, "Table", 12), (5, "Override", 21)]
     );
     assert_eq!(
-        refs(&fx, RefKind::Call),
+        kind_refs(&fx, RefKind::Call),
         vec![
             (5, "$this->validate", 24),
             (5, "Builder", 25),
@@ -251,7 +216,7 @@ fn braced_namespaces_are_modules() {
     let fx = run("lib/util.php", src);
     use NodeKind::*;
     assert_eq!(
-        outline(&fx),
+        defs(&fx),
         vec![
             (Module, "Lib.Util", 0, 2, 6),
             (Function, "Lib.Util.help", 1, 4, 4),
@@ -262,8 +227,8 @@ fn braced_namespaces_are_modules() {
         Some("Helps.")
     );
     // A parameter attribute is not a decorator of the function.
-    assert!(refs(&fx, RefKind::Decorator).is_empty());
-    assert_eq!(refs(&fx, RefKind::Call), vec![(2, "\\Foo\\Bar", 4)]);
+    assert!(kind_refs(&fx, RefKind::Decorator).is_empty());
+    assert_eq!(kind_refs(&fx, RefKind::Call), vec![(2, "\\Foo\\Bar", 4)]);
     let import = fx
         .refs
         .iter()
@@ -279,7 +244,7 @@ fn syntax_errors_keep_surrounding_definitions() {
     assert!(fx.has_errors);
     use NodeKind::*;
     assert_eq!(
-        outline(&fx),
+        defs(&fx),
         vec![
             (Class, "Before", 0, 2, 4),
             (Method, "Before.ok", 1, 3, 3),

@@ -1,44 +1,9 @@
 //! Ruby extraction: definitions, qualified names, signatures, docs and references.
 
-use codebase_indexer::extract::extract;
-use codebase_indexer::lang::for_path;
-use codebase_indexer::model::{ExtractedNode, FileExtract, NodeKind, RefKind};
+mod common;
 
-fn run(path: &str, src: &str) -> FileExtract {
-    extract(for_path(path).expect("ruby is registered"), path, src)
-}
-
-/// (kind, qualified name, parent index, name line, end line) of every definition.
-fn outline(fx: &FileExtract) -> Vec<(NodeKind, &str, usize, u32, u32)> {
-    fx.nodes[1..]
-        .iter()
-        .map(|n| {
-            (
-                n.kind,
-                n.qualified_name.as_str(),
-                n.parent.expect("definitions have a parent"),
-                n.start_line,
-                n.end_line,
-            )
-        })
-        .collect()
-}
-
-/// (owning node, name, line) of the references of one kind.
-fn refs(fx: &FileExtract, kind: RefKind) -> Vec<(usize, &str, u32)> {
-    fx.refs
-        .iter()
-        .filter(|r| r.kind == kind)
-        .map(|r| (r.node, r.name.as_str(), r.line))
-        .collect()
-}
-
-fn node<'a>(fx: &'a FileExtract, qualified_name: &str) -> &'a ExtractedNode {
-    fx.nodes
-        .iter()
-        .find(|n| n.qualified_name == qualified_name)
-        .unwrap_or_else(|| panic!("{qualified_name} not extracted"))
-}
+use codebase_indexer::model::{NodeKind, RefKind};
+use common::extract::*;
 
 const PATH: &str = "lib/shop/cart.rb";
 
@@ -95,7 +60,7 @@ fn definitions_with_qualified_names_parents_and_lines() {
     assert!(!fx.has_errors);
     use NodeKind::*;
     assert_eq!(
-        outline(&fx),
+        defs(&fx),
         vec![
             (Module, "Shop", 0, 5, 41),
             (Constant, "Shop.VERSION", 1, 6, 6),
@@ -177,9 +142,12 @@ fn references_of_every_kind() {
         .map(|r| (r.module.as_deref().unwrap_or(""), r.name.as_str(), r.line))
         .collect();
     assert_eq!(imports, vec![("json", "", 1), ("pricing/rules", "", 2)]);
-    assert_eq!(refs(&fx, RefKind::Inherits), vec![(3, "Base.Model", 10)]);
     assert_eq!(
-        refs(&fx, RefKind::Implements),
+        kind_refs(&fx, RefKind::Inherits),
+        vec![(3, "Base.Model", 10)]
+    );
+    assert_eq!(
+        kind_refs(&fx, RefKind::Implements),
         vec![
             (3, "Enumerable", 11),
             (3, "Forwardable", 12),
@@ -187,7 +155,7 @@ fn references_of_every_kind() {
         ]
     );
     assert_eq!(
-        refs(&fx, RefKind::Call),
+        kind_refs(&fx, RefKind::Call),
         vec![
             (5, "super", 16),
             (5, "normalize", 17),
@@ -200,7 +168,7 @@ fn references_of_every_kind() {
             (12, "Shop.Billing.Cart.build", 44),
         ]
     );
-    assert!(refs(&fx, RefKind::Decorator).is_empty());
+    assert!(kind_refs(&fx, RefKind::Decorator).is_empty());
 }
 
 #[test]
@@ -210,7 +178,7 @@ fn module_methods_and_constant_paths() {
     let fx = run("util.rb", src);
     use NodeKind::*;
     assert_eq!(
-        outline(&fx),
+        defs(&fx),
         vec![
             (Module, "Util", 0, 1, 5),
             (Method, "Util.a", 1, 2, 2),
@@ -228,7 +196,7 @@ fn syntax_errors_keep_surrounding_definitions() {
     assert!(fx.has_errors);
     use NodeKind::*;
     assert_eq!(
-        outline(&fx),
+        defs(&fx),
         vec![
             (Class, "Broken", 0, 1, 11),
             (Method, "Broken.ok", 1, 2, 3),

@@ -1,66 +1,9 @@
 //! Rust extraction: definitions, qualified names, signatures, docs and references.
 
-use codebase_indexer::extract::extract;
-use codebase_indexer::lang::for_path;
-use codebase_indexer::model::{ExtractedNode, FileExtract, NodeKind, RefKind};
+mod common;
 
-fn run(path: &str, src: &str) -> FileExtract {
-    extract(for_path(path).expect("rust is registered"), path, src)
-}
-
-/// (kind, qualified name, parent's qualified name, start line, end line) for every definition.
-fn outline(ex: &FileExtract) -> Vec<(NodeKind, &str, &str, u32, u32)> {
-    ex.nodes[1..]
-        .iter()
-        .map(|n| {
-            let parent = &ex.nodes[n.parent.expect("definitions have a parent")];
-            (
-                n.kind,
-                n.qualified_name.as_str(),
-                parent.qualified_name.as_str(),
-                n.start_line,
-                n.end_line,
-            )
-        })
-        .collect()
-}
-
-fn node<'a>(ex: &'a FileExtract, qualified_name: &str) -> &'a ExtractedNode {
-    let found: Vec<_> = ex
-        .nodes
-        .iter()
-        .filter(|n| n.qualified_name == qualified_name)
-        .collect();
-    assert_eq!(found.len(), 1, "exactly one {qualified_name}");
-    found[0]
-}
-
-/// (owner's qualified name, kind, name, module, alias, line) of a reference.
-type Ref<'a> = (
-    &'a str,
-    RefKind,
-    &'a str,
-    Option<&'a str>,
-    Option<&'a str>,
-    u32,
-);
-
-/// Every reference, in source order.
-fn refs(ex: &FileExtract) -> Vec<Ref<'_>> {
-    ex.refs
-        .iter()
-        .map(|r| {
-            (
-                ex.nodes[r.node].qualified_name.as_str(),
-                r.kind,
-                r.name.as_str(),
-                r.module.as_deref(),
-                r.alias.as_deref(),
-                r.line,
-            )
-        })
-        .collect()
-}
+use codebase_indexer::model::{NodeKind, RefKind};
+use common::extract::*;
 
 const BUILDER: &str = r#"//! Builder for the runtime.
 
@@ -218,7 +161,7 @@ fn rust_definitions_kinds_names_parents_and_lines() {
         .position(|n| n.qualified_name == "runtime.builder.Build")
         .unwrap();
     assert_eq!(
-        node(&ex, "runtime.builder.Build.name").parent,
+        unique_node(&ex, "runtime.builder.Build.name").parent,
         Some(build_trait)
     );
     // Not definitions: the closure in a `let`, the `mod external;` declaration, enum
@@ -235,7 +178,7 @@ fn rust_definitions_kinds_names_parents_and_lines() {
 #[test]
 fn rust_signatures_stop_at_the_body_and_keep_attributes() {
     let ex = run("src/runtime/builder.rs", BUILDER);
-    let sig = |q: &str| node(&ex, q).signature.clone().unwrap();
+    let sig = |q: &str| unique_node(&ex, q).signature.clone().unwrap();
     assert_eq!(
         sig("runtime.builder.Builder"),
         "#[derive(Debug, Clone)]\n#[non_exhaustive]\npub struct Builder<T>"
@@ -268,7 +211,7 @@ fn rust_signatures_stop_at_the_body_and_keep_attributes() {
         "#[tokio::main]\nasync fn main()"
     );
     // The whole definition's range starts at its first attribute.
-    let builder = node(&ex, "runtime.builder.Builder");
+    let builder = unique_node(&ex, "runtime.builder.Builder");
     assert!(BUILDER[builder.start_byte as usize..].starts_with("#[derive(Debug, Clone)]"));
     assert!(BUILDER[..builder.end_byte as usize].ends_with("extra: T,\n}"));
 }
@@ -276,7 +219,7 @@ fn rust_signatures_stop_at_the_body_and_keep_attributes() {
 #[test]
 fn rust_doc_comments_skip_attributes() {
     let ex = run("src/runtime/builder.rs", BUILDER);
-    let doc = |q: &str| node(&ex, q).docstring.clone();
+    let doc = |q: &str| unique_node(&ex, q).docstring.clone();
     assert_eq!(
         doc("runtime.builder.MAX_WORKERS").as_deref(),
         Some("Maximum worker threads.")

@@ -1,59 +1,9 @@
 //! Scala extraction: definitions, packages, signatures, Scaladoc and references.
 
-use codebase_indexer::extract::extract;
-use codebase_indexer::lang::for_path;
-use codebase_indexer::model::{ExtractedNode, FileExtract, NodeKind, RefKind};
+mod common;
 
-fn run(path: &str, src: &str) -> FileExtract {
-    extract(for_path(path).expect("scala is supported"), path, src)
-}
-
-/// (kind, qualified name, parent's qualified name, name line, end line) of every definition.
-fn outline(fx: &FileExtract) -> Vec<(NodeKind, String, String, u32, u32)> {
-    fx.nodes
-        .iter()
-        .skip(1)
-        .map(|n| {
-            let parent = &fx.nodes[n.parent.expect("definitions have a parent")];
-            (
-                n.kind,
-                n.qualified_name.clone(),
-                parent.qualified_name.clone(),
-                n.start_line,
-                n.end_line,
-            )
-        })
-        .collect()
-}
-
-fn node<'a>(fx: &'a FileExtract, qualified_name: &str) -> &'a ExtractedNode {
-    fx.nodes
-        .iter()
-        .find(|n| n.qualified_name == qualified_name)
-        .unwrap_or_else(|| panic!("no definition {qualified_name}"))
-}
-
-/// (owner's qualified name, name, line) of every reference of `kind`.
-fn refs(fx: &FileExtract, kind: RefKind) -> Vec<(String, String, u32)> {
-    fx.refs
-        .iter()
-        .filter(|r| r.kind == kind)
-        .map(|r| {
-            (
-                fx.nodes[r.node].qualified_name.clone(),
-                r.name.clone(),
-                r.line,
-            )
-        })
-        .collect()
-}
-
-fn owned(items: &[(&str, &str, u32)]) -> Vec<(String, String, u32)> {
-    items
-        .iter()
-        .map(|(a, b, l)| (a.to_string(), b.to_string(), *l))
-        .collect()
-}
+use codebase_indexer::model::{NodeKind, RefKind};
+use common::extract::*;
 
 const CART: &str = r#"package com.example
 package shop
@@ -172,7 +122,7 @@ fn scala_definitions_kinds_names_and_lines() {
         (NodeKind::Method, q("String.shout"), file.clone(), 61, 61),
         (NodeKind::Function, q("topLevel"), file.clone(), 63, 63),
     ];
-    assert_eq!(outline(&fx), expected);
+    assert_eq!(outline_owned(&fx), expected);
     assert_eq!(fx.nodes[13].parent, Some(11));
     assert_eq!(fx.nodes[19].parent, Some(18));
 }
@@ -266,7 +216,7 @@ fn scala_references() {
     );
     let (cart, compare) = (q("Cart"), q("Cart.compare"));
     assert_eq!(
-        refs(&fx, RefKind::Decorator),
+        kind_refs_owned(&fx, RefKind::Decorator),
         owned(&[
             (&cart, "deprecated", 10),
             (&cart, "SerialVersionUID", 11),
@@ -274,11 +224,11 @@ fn scala_references() {
         ])
     );
     assert_eq!(
-        refs(&fx, RefKind::Inherits),
+        kind_refs_owned(&fx, RefKind::Inherits),
         owned(&[(&cart, "Base", 12), (&q("Listener"), "Observer", 34)])
     );
     assert_eq!(
-        refs(&fx, RefKind::Implements),
+        kind_refs_owned(&fx, RefKind::Implements),
         owned(&[
             (&cart, "Serializable", 12),
             (&cart, "Ordered", 12),
@@ -286,7 +236,7 @@ fn scala_references() {
         ])
     );
     assert_eq!(
-        refs(&fx, RefKind::Call),
+        kind_refs_owned(&fx, RefKind::Call),
         owned(&[
             (&compare, "helper.count", 20),
             (&compare, "println", 21),
@@ -347,21 +297,21 @@ fn scala_indentation_syntax_package_objects_and_anonymous_classes() {
             11,
         ),
     ];
-    assert_eq!(outline(&fx), expected);
+    assert_eq!(outline_owned(&fx), expected);
     assert_eq!(
         node(&fx, "Service").signature.as_deref(),
         Some("class Service(dep: Dep) extends Base, Logging")
     );
     assert_eq!(
-        refs(&fx, RefKind::Inherits),
+        kind_refs_owned(&fx, RefKind::Inherits),
         owned(&[("Service", "Base", 5), ("Main", "App", 10)])
     );
     assert_eq!(
-        refs(&fx, RefKind::Implements),
+        kind_refs_owned(&fx, RefKind::Implements),
         owned(&[("Service", "Logging", 5)])
     );
     assert_eq!(
-        refs(&fx, RefKind::Call),
+        kind_refs_owned(&fx, RefKind::Call),
         owned(&[("Service.start", "dep.init", 7), ("Main", "Service", 11)])
     );
 }
@@ -403,7 +353,7 @@ fn scala_syntax_error_keeps_surrounding_definitions() {
         ]
     );
     assert_eq!(
-        refs(&fx, RefKind::Call),
+        kind_refs_owned(&fx, RefKind::Call),
         owned(&[("p.Good.before", "run", 4)])
     );
 }

@@ -1,47 +1,9 @@
 //! Swift extraction: definitions, qualified names, signatures, docs and references.
 
-use codebase_indexer::extract::extract;
-use codebase_indexer::lang::for_path;
-use codebase_indexer::model::{FileExtract, NodeKind, RefKind};
+mod common;
 
-fn run(path: &str, src: &str) -> FileExtract {
-    extract(for_path(path).expect("swift is registered"), path, src)
-}
-
-/// (kind, qualified name, parent index, name line, end line) of every definition.
-fn outline(fx: &FileExtract) -> Vec<(NodeKind, &str, usize, u32, u32)> {
-    fx.nodes[1..]
-        .iter()
-        .map(|n| {
-            (
-                n.kind,
-                n.qualified_name.as_str(),
-                n.parent.expect("definitions have a parent"),
-                n.start_line,
-                n.end_line,
-            )
-        })
-        .collect()
-}
-
-/// (owning node, name, line) of the references of one kind.
-fn refs(fx: &FileExtract, kind: RefKind) -> Vec<(usize, &str, u32)> {
-    fx.refs
-        .iter()
-        .filter(|r| r.kind == kind)
-        .map(|r| (r.node, r.name.as_str(), r.line))
-        .collect()
-}
-
-fn node<'a>(
-    fx: &'a FileExtract,
-    qualified_name: &str,
-) -> &'a codebase_indexer::model::ExtractedNode {
-    fx.nodes
-        .iter()
-        .find(|n| n.qualified_name == qualified_name)
-        .unwrap_or_else(|| panic!("{qualified_name} not extracted"))
-}
+use codebase_indexer::model::{NodeKind, RefKind};
+use common::extract::*;
 
 const PATH: &str = "Sources/Geometry/Shapes.swift";
 
@@ -97,7 +59,7 @@ fn definitions_with_qualified_names_parents_and_lines() {
     assert_eq!(fx.nodes[0].qualified_name, PATH);
     use NodeKind::*;
     assert_eq!(
-        outline(&fx),
+        defs(&fx),
         vec![
             (Class, "Geometry.Shapes.Shape", 0, 7, 25),
             (Constant, "Geometry.Shapes.Shape.unit", 1, 8, 8),
@@ -220,16 +182,16 @@ fn references_of_every_kind() {
         vec![("Foundation", "", 1), ("Collections", "Deque", 2)]
     );
     assert_eq!(
-        refs(&fx, RefKind::Decorator),
+        kind_refs(&fx, RefKind::Decorator),
         vec![
             (1, "objc", 6),
             (1, "MainActor", 6),
             (5, "discardableResult", 16)
         ]
     );
-    assert_eq!(refs(&fx, RefKind::Inherits), vec![(1, "NSObject", 7)]);
+    assert_eq!(kind_refs(&fx, RefKind::Inherits), vec![(1, "NSObject", 7)]);
     assert_eq!(
-        refs(&fx, RefKind::Implements),
+        kind_refs(&fx, RefKind::Implements),
         vec![
             (1, "Drawable", 7),
             (1, "Codable", 7),
@@ -242,7 +204,7 @@ fn references_of_every_kind() {
         ]
     );
     assert_eq!(
-        refs(&fx, RefKind::Call),
+        kind_refs(&fx, RefKind::Call),
         vec![
             (3, "super.init", 12),
             (4, "log", 14),
@@ -260,7 +222,7 @@ fn multi_binding_constants_and_generic_extensions() {
     let fx = run("V.swift", src);
     use NodeKind::*;
     assert_eq!(
-        outline(&fx),
+        defs(&fx),
         vec![
             (Class, "V.V", 0, 1, 4),
             (Constant, "V.V.a", 1, 2, 2),
@@ -281,7 +243,7 @@ fn syntax_errors_keep_surrounding_definitions() {
     assert!(fx.has_errors);
     use NodeKind::*;
     assert_eq!(
-        outline(&fx),
+        defs(&fx),
         vec![
             (Class, "App.Broken.Before", 0, 1, 3),
             (Method, "App.Broken.Before.ok", 1, 2, 2),

@@ -1,6 +1,9 @@
-//! Helpers shared by the integration tests: fixture repositories written by the test.
+//! Helpers shared by the integration tests: fixture repositories written by the test, and
+//! (in `extract`) the extraction helpers of the per-language tests.
 
 #![allow(dead_code)]
+
+pub mod extract;
 
 use codebase_indexer::index::{self, IndexOptions, IndexSummary};
 use std::path::{Path, PathBuf};
