@@ -13,10 +13,13 @@ use tree_sitter::{Node, Parser};
 const MAX_SIGNATURE_CHARS: usize = 300;
 /// Longest docstring kept.
 const MAX_DOC_CHARS: usize = 4000;
-/// Parse time allowed per file: a base plus a per-byte share (about 7 s for 1 MiB, some 30
-/// times what real code needs).
-const PARSE_BUDGET_BASE: Duration = Duration::from_secs(2);
-const PARSE_BUDGET_PER_BYTE: Duration = Duration::from_micros(5);
+/// Time allowed to extract one file: a base plus a per-byte share (about 7 s for 1 MiB, some
+/// 30 times what real code needs).
+const FILE_BUDGET_BASE: Duration = Duration::from_secs(2);
+const FILE_BUDGET_PER_BYTE: Duration = Duration::from_micros(5);
+/// Nodes nested deeper than this are not visited: nothing real is defined that deep, and
+/// rules that look at ancestors cost time proportional to depth.
+const MAX_VISIT_DEPTH: u32 = 500;
 /// A file never yields more definitions than this (bounds hostile generated input).
 pub const MAX_NODES_PER_FILE: usize = 1 << 19;
 
@@ -52,6 +55,8 @@ pub fn extract(lang: &'static Language, path: &str, text: &str) -> FileExtract {
         with_newline = format!("{text}\n");
         &with_newline
     };
+    // Parsing and walking share one time budget: a file must never stall the run.
+    let deadline = Instant::now() + FILE_BUDGET_BASE + FILE_BUDGET_PER_BYTE * src.len() as u32;
     let tree = PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
         let idx = match parsers.iter().position(|(name, _)| *name == lang.name) {
@@ -66,8 +71,7 @@ pub fn extract(lang: &'static Language, path: &str, text: &str) -> FileExtract {
                 parsers.len() - 1
             }
         };
-        let budget = PARSE_BUDGET_BASE + PARSE_BUDGET_PER_BYTE * src.len() as u32;
-        parse_with_deadline(&mut parsers[idx].1, src, budget)
+        parse_with_deadline(&mut parsers[idx].1, src, deadline)
     });
     let mut out = FileExtract {
         nodes: vec![file_node(path, text)],
@@ -86,14 +90,21 @@ pub fn extract(lang: &'static Language, path: &str, text: &str) -> FileExtract {
         source: src,
         path,
     };
-    Walker {
+    let finished = Walker {
         lang,
         cx: &cx,
         out: &mut out,
         scopes: Vec::new(),
         file_len: text.len(),
+        deadline,
     }
     .walk(root);
+    if !finished {
+        // Out of time: a partial outline would be misleading, so keep only the file node.
+        out.nodes.truncate(1);
+        out.refs.clear();
+        out.timed_out = true;
+    }
     out
 }
 
@@ -105,14 +116,12 @@ pub fn file_only(path: &str, src: &str) -> FileExtract {
     }
 }
 
-/// Parses `src`, giving up after `budget`: error recovery on hostile input can take very
-/// long, and one file must never stall the whole run.
+/// Parses `src`, giving up at `deadline`: error recovery on hostile input can take very long.
 fn parse_with_deadline(
     parser: &mut Parser,
     src: &str,
-    budget: Duration,
+    deadline: Instant,
 ) -> Option<tree_sitter::Tree> {
-    let deadline = Instant::now() + budget;
     let bytes = src.as_bytes();
     let mut check = |_: &tree_sitter::ParseState| {
         if Instant::now() > deadline {
@@ -165,10 +174,12 @@ struct Walker<'a, 'c> {
     scopes: Vec<Scope>,
     /// Length of the file itself (the parsed text may carry one extra newline).
     file_len: usize,
+    deadline: Instant,
 }
 
 impl Walker<'_, '_> {
-    fn walk(&mut self, root: Node) {
+    /// Walks the tree; false when the file's time budget ran out first.
+    fn walk(&mut self, root: Node) -> bool {
         let module = self.lang.rules.module_name(self.cx.path, root, self.cx);
         self.scopes.push(Scope {
             ts_id: root.id(),
@@ -178,12 +189,17 @@ impl Walker<'_, '_> {
         });
         // Iterative pre-order walk: deeply nested input cannot overflow the stack.
         let mut cursor = root.walk();
+        let mut visited = 0u32;
         'outer: loop {
             let node = cursor.node();
             if node.is_named() && node.id() != root.id() {
                 self.visit(node);
+                visited += 1;
+                if visited % 4096 == 0 && Instant::now() > self.deadline {
+                    return false;
+                }
             }
-            if cursor.goto_first_child() {
+            if cursor.depth() < MAX_VISIT_DEPTH && cursor.goto_first_child() {
                 continue;
             }
             loop {
@@ -199,6 +215,7 @@ impl Walker<'_, '_> {
                 }
             }
         }
+        true
     }
 
     fn visit(&mut self, node: Node) {
@@ -410,8 +427,9 @@ mod tests {
         let mut parser = Parser::new();
         parser.set_language(&python.grammar()).unwrap();
         let src = "def f(x):\n    return [y for y in x if y]\n".repeat(5000);
-        assert!(parse_with_deadline(&mut parser, &src, Duration::ZERO).is_none());
-        let tree = parse_with_deadline(&mut parser, "def g(): pass\n", Duration::from_secs(5));
+        assert!(parse_with_deadline(&mut parser, &src, Instant::now()).is_none());
+        let later = Instant::now() + Duration::from_secs(5);
+        let tree = parse_with_deadline(&mut parser, "def g(): pass\n", later);
         let tree = tree.unwrap();
         assert_eq!(
             tree.root_node()

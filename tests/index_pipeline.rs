@@ -313,3 +313,46 @@ fn a_token_running_into_the_end_of_the_file_does_not_hang() {
         "ranges stay within the file"
     );
 }
+
+#[test]
+fn deeply_nested_input_neither_crashes_nor_stalls() {
+    let repo = tempfile::tempdir().unwrap();
+    let deep_py = format!(
+        "x = {}{}\n\ndef after():\n    pass\n",
+        "[".repeat(20_000),
+        "]".repeat(20_000)
+    );
+    let deep_js = format!(
+        "{}{};\nfunction after() {{}}\n",
+        "f(".repeat(30_000),
+        ")".repeat(30_000)
+    );
+    let deep_c = format!(
+        "int f() {{{}{}}}\nint after(void) {{ return 0; }}\n",
+        "{".repeat(30_000),
+        "}".repeat(30_000)
+    );
+    write_tree(
+        repo.path(),
+        &[
+            ("deep.py", &deep_py),
+            ("deep.js", &deep_js),
+            ("deep.c", &deep_c),
+        ],
+    );
+    let dbs = tempfile::tempdir().unwrap();
+    let db = dbs.path().join("x.db");
+    let started = std::time::Instant::now();
+    let s = index(repo.path(), &db);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(s.files, 3);
+    assert_eq!(
+        dump(&db, "SELECT count(*) FROM nodes WHERE name = 'after'"),
+        vec!["Integer(3)"],
+        "definitions after the deep part are still found"
+    );
+}
