@@ -190,6 +190,7 @@ impl Walker<'_, '_> {
         // Iterative pre-order walk: deeply nested input cannot overflow the stack.
         let mut cursor = root.walk();
         let mut visited = 0u32;
+        let mut depth = 0u32;
         'outer: loop {
             let node = cursor.node();
             if node.is_named() && node.id() != root.id() {
@@ -199,7 +200,9 @@ impl Walker<'_, '_> {
                     return false;
                 }
             }
-            if cursor.depth() < MAX_VISIT_DEPTH && cursor.goto_first_child() {
+            // Depth is counted here: the cursor's own `depth()` walks its whole stack.
+            if depth < MAX_VISIT_DEPTH && cursor.goto_first_child() {
+                depth += 1;
                 continue;
             }
             loop {
@@ -213,6 +216,7 @@ impl Walker<'_, '_> {
                 if !cursor.goto_parent() {
                     break 'outer;
                 }
+                depth -= 1;
             }
         }
         true
