@@ -85,6 +85,9 @@ enum Command {
     },
 }
 
+/// Byte offsets are stored as 32-bit values; no source file comes near this.
+const MAX_FILE_BYTES_LIMIT: u64 = 1 << 30;
+
 fn main() {
     codebase_indexer::extract::use_mimalloc_for_parsing();
     let cli = Cli::parse();
@@ -115,6 +118,12 @@ fn run(cli: Cli) -> Result<()> {
             verbose,
             target,
         } => {
+            if max_file_bytes > MAX_FILE_BYTES_LIMIT {
+                anyhow::bail!(
+                    "--max-file-bytes {max_file_bytes} is too large: files over \
+                     {MAX_FILE_BYTES_LIMIT} bytes cannot be indexed"
+                );
+            }
             let root = path
                 .canonicalize()
                 .with_context(|| format!("cannot index {}: no such directory", path.display()))?;
