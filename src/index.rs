@@ -26,8 +26,8 @@ pub struct IndexOptions {
     pub jobs: usize,
     /// Ignore any existing database and build from scratch.
     pub rebuild: bool,
-    /// Called with (done, total) as files are processed.
-    pub progress: Option<Box<dyn Fn(usize, usize)>>,
+    /// Called with (stage, done, total) as files are processed and as later stages start.
+    pub progress: Option<Box<dyn Fn(&str, usize, usize)>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -235,7 +235,7 @@ fn update(
             }
             done += 1;
             if let Some(progress) = &opts.progress {
-                progress(done, to_read.len());
+                progress("extracting", done, to_read.len());
             }
             Ok(())
         },
@@ -252,6 +252,12 @@ fn update(
         summary.removed += 1;
     }
     lap.record(summary, "2_extract_write");
+    let stage = |name: &str| {
+        if let Some(progress) = &opts.progress {
+            progress(name, to_read.len(), to_read.len());
+        }
+    };
+    stage("building indexes");
     if let Some(d) = &deferred {
         store::restore_indexes(&tx, d)?;
     }
@@ -259,6 +265,7 @@ fn update(
     // Before the full-text index exists, so renames need no full-text updates.
     writer.finish()?;
     lap.record(summary, "4_unique_names");
+    stage("building the full-text index");
     if let Some(d) = &deferred {
         store::restore_triggers(&tx, d)?;
     }

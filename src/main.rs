@@ -147,10 +147,11 @@ fn run(cli: Cli) -> Result<()> {
                 jobs,
                 rebuild,
                 progress: bar.clone().map(|b| {
-                    Box::new(move |done: usize, total: usize| {
+                    Box::new(move |stage: &str, done: usize, total: usize| {
+                        b.set_message(stage.to_string());
                         b.set_length(total as u64);
                         b.set_position(done as u64);
-                    }) as Box<dyn Fn(usize, usize)>
+                    }) as Box<dyn Fn(&str, usize, usize)>
                 }),
             });
             if let Some(b) = bar {
@@ -259,8 +260,10 @@ fn progress_bar() -> Option<indicatif::ProgressBar> {
         return None;
     }
     let bar = indicatif::ProgressBar::new(0);
+    // Keeps spinning while a long stage (index building) reports no new position.
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
     bar.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} indexing {pos}/{len} files {wide_bar}")
+        indicatif::ProgressStyle::with_template("{spinner} {msg} {pos}/{len} files {wide_bar}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     Some(bar)
