@@ -17,6 +17,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
 
+/// Called with (stage, files done, files to do) as files are processed and as later
+/// stages start.
+pub type Progress = Box<dyn Fn(&str, usize, usize)>;
+
 pub struct IndexOptions {
     pub root: PathBuf,
     pub db: PathBuf,
@@ -26,8 +30,7 @@ pub struct IndexOptions {
     pub jobs: usize,
     /// Ignore any existing database and build from scratch.
     pub rebuild: bool,
-    /// Called with (stage, done, total) as files are processed and as later stages start.
-    pub progress: Option<Box<dyn Fn(&str, usize, usize)>>,
+    pub progress: Option<Progress>,
 }
 
 #[derive(Debug, Serialize)]

@@ -151,7 +151,7 @@ fn run(cli: Cli) -> Result<()> {
                         b.set_message(stage.to_string());
                         b.set_length(total as u64);
                         b.set_position(done as u64);
-                    }) as Box<dyn Fn(&str, usize, usize)>
+                    }) as index::Progress
                 }),
             });
             if let Some(b) = bar {
