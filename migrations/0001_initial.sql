@@ -44,6 +44,7 @@ CREATE INDEX nodes_file ON nodes(file_id);
 CREATE INDEX nodes_name ON nodes(name);
 CREATE INDEX nodes_qualified_name ON nodes(qualified_name);
 CREATE INDEX nodes_parent ON nodes(parent_id);
+CREATE INDEX nodes_kind ON nodes(kind);  -- counts by kind without reading every row
 
 -- Raw reference sites kept from extraction: calls, imports, bases, decorators.
 CREATE TABLE refs (
