@@ -1,19 +1,21 @@
 //! The repository walk: which files are candidates for indexing, and why the others are
 //! skipped. Ignore files (.gitignore, .ignore, .cbmignore) are honoured through the `ignore`
 //! crate; dependency folders, excluded globs, oversized files, lock files and generated-name
-//! files are skipped here and counted by reason. Content-based skips (binary, generated
+//! files are skipped here; everything skipped is counted by reason. Content-based skips (binary, generated
 //! header, unreadable) happen when the file is read, see `classify_content`.
 
 use anyhow::{bail, Context, Result};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::{WalkBuilder, WalkState};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// Why a path was not indexed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SkipReason {
+    /// Matched by .gitignore, .ignore or .cbmignore (a folder counts once).
+    IgnoreRules,
     DependencyDir,
     Hidden,
     Excluded,
@@ -28,6 +30,7 @@ pub enum SkipReason {
 impl SkipReason {
     pub fn as_str(self) -> &'static str {
         match self {
+            SkipReason::IgnoreRules => "ignore_rules",
             SkipReason::DependencyDir => "dependency_dir",
             SkipReason::Hidden => "hidden",
             SkipReason::Excluded => "excluded",
@@ -151,6 +154,10 @@ pub fn walk(opts: &WalkOptions) -> Result<(Vec<Candidate>, Skipped)> {
     }
     let excludes = build_excludes(root, opts.excludes)?;
     let found = Mutex::new(Vec::new());
+    // Every entry the walk was shown, and the folders it went into: whatever else those
+    // folders hold was hidden from it by ignore files, which `ignore` does not report.
+    let seen = Mutex::new(HashSet::new());
+    let descended = Mutex::new(vec![root.to_path_buf()]);
     let skipped = Mutex::new(Skipped::new());
     let skip = |reason: SkipReason, path: String| {
         skipped
@@ -183,6 +190,9 @@ pub fn walk(opts: &WalkOptions) -> Result<(Vec<Candidate>, Skipped)> {
             if entry.depth() == 0 {
                 return WalkState::Continue;
             }
+            seen.lock()
+                .expect("walk lock")
+                .insert(entry.path().to_path_buf());
             let rel = relative(entry.path(), root);
             let name = entry.file_name().to_string_lossy();
             let Some(ft) = entry.file_type() else {
@@ -217,7 +227,14 @@ pub fn walk(opts: &WalkOptions) -> Result<(Vec<Candidate>, Skipped)> {
                     WalkState::Continue
                 };
             }
-            if is_dir || !ft.is_file() {
+            if is_dir {
+                descended
+                    .lock()
+                    .expect("walk lock")
+                    .push(entry.path().to_path_buf());
+                return WalkState::Continue;
+            }
+            if !ft.is_file() {
                 return WalkState::Continue;
             }
             if LOCK_FILES.contains(&name.as_ref()) {
@@ -252,6 +269,18 @@ pub fn walk(opts: &WalkOptions) -> Result<(Vec<Candidate>, Skipped)> {
             WalkState::Continue
         })
     });
+    let seen = seen.into_inner().expect("walk lock");
+    for dir in descended.into_inner().expect("walk lock") {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if !seen.contains(&path) {
+                skip(SkipReason::IgnoreRules, relative(&path, root));
+            }
+        }
+    }
     let mut files = found.into_inner().expect("walk lock");
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let mut skipped = skipped.into_inner().expect("walk lock");

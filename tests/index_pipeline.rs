@@ -73,6 +73,11 @@ fn walk_honours_ignore_files_and_counts_every_skip() {
         vec!["api_pb2.py", "app.min.js", "gen.go"]
     );
     assert_eq!(skipped(SkipReason::LockFile), vec!["Cargo.lock"]);
+    assert_eq!(
+        skipped(SkipReason::IgnoreRules),
+        vec!["ignored_by_git.py", "secret"],
+        "paths hidden by .gitignore and .cbmignore are counted too"
+    );
     assert_eq!(skipped(SkipReason::Excluded), vec!["drop"]);
     assert!(skipped(SkipReason::Hidden).contains(&".hidden.py".to_string()));
     assert_eq!(summary.skipped["binary"], 2);
