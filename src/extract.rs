@@ -196,7 +196,7 @@ impl Walker<'_, '_> {
             if node.is_named() && node.id() != root.id() {
                 self.visit(node);
                 visited += 1;
-                if visited % 4096 == 0 && Instant::now() > self.deadline {
+                if visited.is_multiple_of(4096) && Instant::now() > self.deadline {
                     return false;
                 }
             }
