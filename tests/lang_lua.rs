@@ -204,3 +204,24 @@ fn lua_never_panics_on_fragments() {
     let ex = run("src/t.lua", "t[\"k\"] = function() end\n");
     assert_eq!(ex.nodes.len(), 1);
 }
+
+#[test]
+fn lua_functions_in_table_constructors() {
+    let src = "local M = {\n  -- Adds.\n  add = function(a, b) return a + b end,\n  [\"computed\"] = function() end,\n}\nsetmetatable(M, {\n  __call = function(self) return M.add(1, 2) end,\n})\n";
+    let x = run("lib/t.lua", src);
+    assert_eq!(
+        outline(&x),
+        vec![
+            (NodeKind::Method, "lib.t.M.add", "lib/t.lua", 3, 3),
+            (NodeKind::Function, "lib.t.__call", "lib/t.lua", 7, 7),
+        ]
+    );
+    assert_eq!(
+        unique_node(&x, "lib.t.M.add").docstring.as_deref(),
+        Some("Adds.")
+    );
+    assert_eq!(
+        unique_node(&x, "lib.t.M.add").signature.as_deref(),
+        Some("add = function(a, b)")
+    );
+}

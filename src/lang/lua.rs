@@ -27,7 +27,9 @@ impl Rules for Lua {
             // Reported from the function value, so that the definition's scope is the
             // function alone; the assignment around it is the outer range and signature.
             "function_definition" => {
-                let (target, statement) = assigned_to(node)?;
+                let Some((target, statement)) = assigned_to(node) else {
+                    return table_field(node, cx);
+                };
                 let (name_node, name, scope) = split_target(target, cx)?;
                 Some(
                     Def::new(NodeKind::Function, name, name_node, statement)
@@ -62,6 +64,27 @@ impl Rules for Lua {
     fn module_name(&self, path: &str, _root: Node, _cx: &Cx) -> String {
         dotted_module(path, &["lua/", "src/"], &["init"])
     }
+}
+
+/// `{ key = function() end }`: a function stored under a key of a table literal, qualified by
+/// the variable the table is assigned to (`local M = { f = ... }` gives `M.f`), if any.
+fn table_field<'t>(func: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
+    let field = func.parent().filter(|p| p.kind() == "field")?;
+    let key = field
+        .child_by_field_name("name")
+        .filter(|k| k.kind() == "identifier")?;
+    let table = field.parent().filter(|p| p.kind() == "table_constructor")?;
+    let scope = assigned_to(table)
+        .and_then(|(target, _)| split_target(target, cx))
+        .map(|(_, name, scope)| match scope {
+            Some(outer) => format!("{outer}.{name}"),
+            None => name,
+        });
+    Some(
+        Def::new(NodeKind::Function, cx.text(key).to_string(), key, field)
+            .body(function_body(func))
+            .scope(scope),
+    )
 }
 
 /// The block, or for an empty function the closing `end`, where the signature stops.
