@@ -170,8 +170,12 @@ fn resolve_target(conn: &Connection, target: &str) -> Result<i64> {
     if let Some(id) = file {
         return Ok(id);
     }
+    // By the last name segment (indexed), then as a suffix of the qualified name.
+    let last = target.rsplit(['.', '/']).next().unwrap_or(target);
     let mut q = conn.prepare(
-        "SELECT id, qualified_name FROM nodes WHERE name = ?1 OR qualified_name LIKE ?2 ESCAPE '\\' \
+        "SELECT id, qualified_name FROM nodes WHERE name = ?1 \
+           AND (qualified_name = ?3 OR qualified_name LIKE ?2 ESCAPE '\\' \
+                OR qualified_name LIKE ?2 || '#%' ESCAPE '\\') \
          ORDER BY qualified_name LIMIT 11",
     )?;
     let escaped = target
@@ -179,7 +183,7 @@ fn resolve_target(conn: &Connection, target: &str) -> Result<i64> {
         .replace('%', "\\%")
         .replace('_', "\\_");
     let candidates: Vec<(i64, String)> = q
-        .query_map(params![target, format!("%.{escaped}")], |r| {
+        .query_map(params![last, format!("%.{escaped}"), target], |r| {
             Ok((r.get(0)?, r.get(1)?))
         })?
         .collect::<rusqlite::Result<_>>()?;

@@ -104,6 +104,23 @@ fn index_status_search_and_get_source_speak_json() {
         .starts_with("class HttpClient:"));
     assert!(src["source"].as_str().unwrap().ends_with("return raw"));
 
+    // A unique short name or qualified-name suffix works as well.
+    for short in [
+        "parseHTTPRequest",
+        "HttpClient.parseHTTPRequest",
+        "http.HttpClient",
+    ] {
+        let found = json(&indexer(
+            cache.path(),
+            root,
+            &["get-source", short, "--json"],
+        ));
+        assert!(
+            found["qualified_name"].as_str().unwrap().ends_with(short),
+            "{short}"
+        );
+    }
+
     // A file path works too, and so does --project from anywhere.
     let other = tempfile::tempdir().unwrap();
     let name = root.file_name().unwrap().to_str().unwrap();
