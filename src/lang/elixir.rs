@@ -8,7 +8,7 @@
 //! `alias`/`import`/`require`/`use` as imports, `@behaviour` and `defimpl` as implemented
 //! interfaces. Modules name themselves, so the module name of a file is empty.
 
-use super::{unquote, Cx, Def, Rules};
+use super::{dedent, unquote, Cx, Def, Rules};
 use crate::model::{NodeKind, RawRef, RefKind};
 use tree_sitter::Node;
 
@@ -25,16 +25,9 @@ const FUNCTION_FORMS: &[&str] = &[
     "defdelegate",
 ];
 
-/// Targets that are definitions, imports or language constructs rather than calls of
-/// project code.
+/// Targets other than `FUNCTION_FORMS` that are definitions, imports or language constructs
+/// rather than calls of project code.
 const NOT_CALLS: &[&str] = &[
-    "def",
-    "defp",
-    "defmacro",
-    "defmacrop",
-    "defguard",
-    "defguardp",
-    "defdelegate",
     "defmodule",
     "defprotocol",
     "defimpl",
@@ -174,7 +167,7 @@ fn call(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
                 }
                 return;
             }
-            _ if NOT_CALLS.contains(&name) => return,
+            _ if FUNCTION_FORMS.contains(&name) || NOT_CALLS.contains(&name) => return,
             _ => {}
         }
     }
@@ -375,23 +368,8 @@ fn doc_string(attr: Node, cx: &Cx) -> Option<String> {
         }
         _ => return None,
     };
-    let doc = dedent(raw);
+    let doc = dedent(raw).trim().to_string();
     (!doc.is_empty()).then_some(doc)
-}
-
-fn dedent(raw: &str) -> String {
-    let indent = raw
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| l.len() - l.trim_start().len())
-        .min()
-        .unwrap_or(0);
-    raw.lines()
-        .map(|l| l.get(indent..).unwrap_or(l.trim_start()).trim_end())
-        .collect::<Vec<_>>()
-        .join("\n")
-        .trim()
-        .to_string()
 }
 
 fn arguments(call: Node) -> Option<Node> {

@@ -302,6 +302,20 @@ pub fn unquote(text: &str) -> &str {
     t
 }
 
+/// Removes the indentation all non-blank lines share, and trailing blanks of every line.
+pub fn dedent(raw: &str) -> String {
+    let indent = raw
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    raw.lines()
+        .map(|l| l.get(indent..).unwrap_or(l.trim_start()).trim_end())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Module prefix from a path: strip the extension, drop `strip_prefixes` leading folders and
 /// `index_names` final components (`__init__`, `mod`, `index`), join with dots.
 pub fn dotted_module(path: &str, strip_prefixes: &[&str], index_names: &[&str]) -> String {

@@ -2,7 +2,7 @@
 //! definition's line), UPPER_CASE module/class constants, docstrings, calls, imports,
 //! base classes and decorators. Module names come from the path (`src/` layouts stripped).
 
-use super::{dotted_module, unquote, Cx, Def, Rules};
+use super::{dedent, dotted_module, unquote, Cx, Def, Rules};
 use crate::model::{NodeKind, RawRef, RefKind};
 use tree_sitter::Node;
 
@@ -149,20 +149,10 @@ fn docstring(body: Node, cx: &Cx) -> Option<String> {
     Some(clean_doc(unquote(cx.text(s))))
 }
 
+/// Like `inspect.cleandoc`: the first line trimmed, the rest dedented together.
 fn clean_doc(raw: &str) -> String {
-    let mut lines = raw.lines();
-    let first = lines.next().unwrap_or("").trim();
-    let rest: Vec<&str> = lines.collect();
-    let indent = rest
-        .iter()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| l.len() - l.trim_start().len())
-        .min()
-        .unwrap_or(0);
-    let mut out = String::from(first);
-    for l in rest {
-        out.push('\n');
-        out.push_str(l.get(indent..).unwrap_or(l.trim_start()).trim_end());
-    }
-    out.trim().to_string()
+    let (first, rest) = raw.split_once('\n').unwrap_or((raw, ""));
+    format!("{}\n{}", first.trim(), dedent(rest))
+        .trim()
+        .to_string()
 }
