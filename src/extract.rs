@@ -181,6 +181,7 @@ impl Walker<'_, '_> {
     /// Walks the tree; false when the file's time budget ran out first.
     fn walk(&mut self, root: Node) -> bool {
         let module = self.lang.rules.module_name(self.cx.path, root, self.cx);
+        self.out.module = module.clone();
         self.scopes.push(Scope {
             ts_id: root.id(),
             def: 0,

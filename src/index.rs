@@ -6,6 +6,7 @@
 use crate::extract::extract;
 use crate::lang;
 use crate::model::FileExtract;
+use crate::resolve::{self, ResolveOptions, ResolveStats};
 use crate::store::{self, writer, FileRecord, Mode, Writer};
 use crate::walk::{self, Candidate, ContentClass, SkipReason, Skipped, WalkOptions};
 use anyhow::{Context, Result};
@@ -30,6 +31,10 @@ pub struct IndexOptions {
     pub jobs: usize,
     /// Ignore any existing database and build from scratch.
     pub rebuild: bool,
+    /// Edges below this confidence are not stored (their sites go to `unresolved`).
+    pub min_confidence: f64,
+    /// A name shared by more definitions than this is not guessed.
+    pub fuzzy_limit: usize,
     pub progress: Option<Progress>,
 }
 
@@ -52,6 +57,7 @@ pub struct IndexSummary {
     pub abandoned_parse_files: Vec<String>,
     pub languages: BTreeMap<String, usize>,
     pub nodes_by_kind: BTreeMap<String, i64>,
+    pub resolution: ResolveStats,
     pub elapsed_ms: u128,
     /// Wall time by stage, in milliseconds.
     pub phases_ms: BTreeMap<&'static str, u128>,
@@ -96,7 +102,10 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
     }
     remove_stale_temporaries(&opts.db);
 
-    let incremental = !opts.rebuild && opts.db.exists();
+    // A database from an older schema lacks what this version extracts: rebuild it.
+    let incremental = !opts.rebuild
+        && opts.db.exists()
+        && store::schema_version(&opts.db)? == store::SCHEMA_VERSION;
     let mut summary = IndexSummary::new(opts, incremental);
     let mut lap = Lap(started);
     lap.record(&mut summary, "1_walk");
@@ -130,7 +139,7 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
             )
         })?;
     }
-    lap.record(&mut summary, "6_finish");
+    lap.record(&mut summary, "7_finish");
     summary.elapsed_ms = started.elapsed().as_millis();
     Ok(summary)
 }
@@ -260,19 +269,43 @@ fn update(
             progress(name, to_read.len(), to_read.len());
         }
     };
+    let resolve_opts = ResolveOptions {
+        min_confidence: opts.min_confidence,
+        fuzzy_limit: opts.fuzzy_limit,
+        jobs: opts.jobs,
+    };
+    // Resolution settings are part of what the edges mean: a change re-resolves everything.
+    let settings = format!(
+        "min_confidence={} fuzzy_limit={}",
+        opts.min_confidence, opts.fuzzy_limit
+    );
+    let same_settings = store::get_meta(&tx, "resolution")?.as_deref() == Some(settings.as_str());
+    if deferred.is_some() {
+        // A full build resolves before the indexes exist: edges are written in one sorted pass.
+        stage("resolving references");
+        summary.resolution = resolve::resolve(&tx, None, &resolve_opts)?;
+        lap.record(summary, "3_resolve");
+    }
     stage("building indexes");
     if let Some(d) = &deferred {
         store::restore_indexes(&tx, d)?;
     }
-    lap.record(summary, "3_indexes");
+    lap.record(summary, "4_indexes");
     // Before the full-text index exists, so renames need no full-text updates.
-    writer.finish()?;
-    lap.record(summary, "4_unique_names");
+    let changes = writer.finish()?;
+    lap.record(summary, "5_unique_names");
+    if deferred.is_none() {
+        stage("resolving references");
+        let scope = same_settings.then_some(&changes);
+        summary.resolution = resolve::resolve(&tx, scope, &resolve_opts)?;
+        lap.record(summary, "3_resolve");
+    }
+    store::set_meta(&tx, "resolution", &settings)?;
     stage("building the full-text index");
     if let Some(d) = &deferred {
         store::restore_triggers(&tx, d)?;
     }
-    lap.record(summary, "5_full_text");
+    lap.record(summary, "6_full_text");
     store::set_meta(&tx, "root", &opts.root.to_string_lossy())?;
     store::set_meta(&tx, "project", &opts.project)?;
     tx.commit()?;
@@ -303,6 +336,7 @@ impl IndexSummary {
             abandoned_parse_files: Vec::new(),
             languages: BTreeMap::new(),
             nodes_by_kind: BTreeMap::new(),
+            resolution: ResolveStats::default(),
             elapsed_ms: 0,
             phases_ms: BTreeMap::new(),
         }

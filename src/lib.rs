@@ -11,6 +11,7 @@ pub mod lang;
 pub mod model;
 pub mod project;
 pub mod query;
+pub mod resolve;
 pub mod store;
 pub mod text;
 pub mod walk;

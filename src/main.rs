@@ -55,6 +55,12 @@ enum Command {
         /// Parallel parser threads (default: all cores).
         #[arg(long, short = 'j', value_name = "N")]
         jobs: Option<usize>,
+        /// Keep only edges at least this confident (0..1); other sites go to `unresolved`.
+        #[arg(long, default_value_t = 0.0, value_name = "F")]
+        min_confidence: f64,
+        /// Guess a name shared by at most this many definitions (confidence split among them).
+        #[arg(long, default_value_t = 5, value_name = "N")]
+        fuzzy_limit: usize,
         /// List every skipped path with its reason.
         #[arg(long, short = 'v')]
         verbose: bool,
@@ -115,9 +121,12 @@ fn run(cli: Cli) -> Result<()> {
             exclude,
             max_file_bytes,
             jobs,
+            min_confidence,
+            fuzzy_limit,
             verbose,
             target,
         } => {
+            check_confidence(min_confidence)?;
             if max_file_bytes > MAX_FILE_BYTES_LIMIT {
                 anyhow::bail!(
                     "--max-file-bytes {max_file_bytes} is too large: files over \
@@ -146,6 +155,8 @@ fn run(cli: Cli) -> Result<()> {
                 max_file_bytes,
                 jobs,
                 rebuild,
+                min_confidence,
+                fuzzy_limit,
                 progress: bar.clone().map(|b| {
                     Box::new(move |stage: &str, done: usize, total: usize| {
                         b.set_message(stage.to_string());
@@ -250,6 +261,13 @@ fn run(cli: Cli) -> Result<()> {
     }
 }
 
+fn check_confidence(c: f64) -> Result<()> {
+    if !(0.0..=1.0).contains(&c) {
+        anyhow::bail!("--min-confidence {c} is out of range: use a value from 0 to 1");
+    }
+    Ok(())
+}
+
 fn open_for_query(target: &Target) -> Result<rusqlite::Connection> {
     let db = project::locate(target.db.as_deref(), target.project.as_deref())?;
     store::open(&db, Mode::ReadOnly)
@@ -293,6 +311,11 @@ fn print_summary(s: &IndexSummary, verbose: bool) -> Result<()> {
     )?;
     writeln!(out, "languages {}", join_counts(&s.languages))?;
     writeln!(out, "nodes     {}", join_counts(&s.nodes_by_kind))?;
+    writeln!(
+        out,
+        "graph     {} files resolved: {} edges, {} unresolved references",
+        s.resolution.files, s.resolution.edges, s.resolution.unresolved
+    )?;
     let skipped: usize = s.skipped.values().sum();
     if skipped > 0 {
         writeln!(out, "skipped   {skipped}: {}", join_counts(&s.skipped))?;

@@ -71,6 +71,16 @@ pub enum RefKind {
     Implements,
     /// A decorator, annotation or attribute applied to the definition.
     Decorator,
+    /// A definition named as a value rather than called: a callback argument
+    /// (`sorted(xs, key=by_name)`), a method reference (`this::run`).
+    Reference,
+    /// A parameter or local variable of the enclosing function; `module` holds its type as
+    /// written (`Session`, `*Server`) or, for `x = make()`, the call's callee followed by `()`.
+    /// Locals shadow outer names and give receivers a type.
+    Local,
+    /// A member variable of the enclosing class with its type, like `Local`: a typed field,
+    /// or an assignment `self.session = Session()` inside a method (name `self.session`).
+    Field,
 }
 
 impl RefKind {
@@ -81,7 +91,25 @@ impl RefKind {
             RefKind::Inherits => "inherits",
             RefKind::Implements => "implements",
             RefKind::Decorator => "decorator",
+            RefKind::Reference => "reference",
+            RefKind::Local => "local",
+            RefKind::Field => "field",
         }
+    }
+
+    pub fn parse(s: &str) -> Option<RefKind> {
+        [
+            RefKind::Call,
+            RefKind::Import,
+            RefKind::Inherits,
+            RefKind::Implements,
+            RefKind::Decorator,
+            RefKind::Reference,
+            RefKind::Local,
+            RefKind::Field,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
     }
 }
 
@@ -117,6 +145,8 @@ pub struct RawRef {
 /// Everything extraction learns from one file: a pure function of (path, bytes, language).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FileExtract {
+    /// The qualified-name prefix of the file's definitions (its module or package).
+    pub module: String,
     pub nodes: Vec<ExtractedNode>,
     pub refs: Vec<RawRef>,
     /// tree-sitter recovered from syntax errors somewhere in the file.

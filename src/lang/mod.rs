@@ -246,6 +246,19 @@ impl<'a> Cx<'a> {
         }
     }
 
+    /// A parameter, local (`RefKind::Local`) or field (`RefKind::Field`) named `name`, with
+    /// its type as written if known (`callee()` for the result of a call).
+    pub fn binding(&self, kind: RefKind, name: &str, type_text: Option<&str>, at: Node) -> RawRef {
+        RawRef {
+            node: 0,
+            kind,
+            name: compact(name, MAX_REF_CHARS),
+            module: type_text.map(|t| compact(t, MAX_REF_CHARS)),
+            alias: None,
+            line: line_of(at),
+        }
+    }
+
     /// An import of `name` (or the whole module when `name` is empty) from `module`.
     pub fn import(&self, module: &str, name: &str, alias: Option<&str>, at: Node) -> RawRef {
         RawRef {

@@ -68,6 +68,51 @@ impl Rules for Python {
                     }
                 }
             }
+            "parameters" | "lambda_parameters" => parameters(node, cx, out),
+            "assignment" => assignment(node, cx, out),
+            "for_statement" | "for_in_clause" => {
+                if let Some(left) = node.child_by_field_name("left") {
+                    bind_names(left, cx, out);
+                }
+            }
+            "as_pattern" => {
+                // `with Session() as s`: a context manager usually returns itself.
+                let Some(target) = node.child_by_field_name("alias") else {
+                    return;
+                };
+                let target = match target.kind() {
+                    "as_pattern_target" => target.named_child(0).unwrap_or(target),
+                    _ => target,
+                };
+                let in_with = node.parent().is_some_and(|p| p.kind() == "with_item");
+                let called = node
+                    .named_child(0)
+                    .filter(|v| in_with && v.kind() == "call")
+                    .and_then(|v| v.child_by_field_name("function"))
+                    .filter(|f| matches!(f.kind(), "identifier" | "attribute"));
+                match (target.kind(), called) {
+                    ("identifier", Some(f)) => {
+                        let ty = format!("{}()", cx.text(f));
+                        out.push(cx.binding(RefKind::Local, cx.text(target), Some(&ty), target));
+                    }
+                    _ => bind_names(target, cx, out),
+                }
+            }
+            "argument_list" => {
+                // Functions passed as values: `sorted(xs, key=by_name)`, `partial(f, 1)`.
+                let mut c = node.walk();
+                for arg in node.named_children(&mut c) {
+                    let value = match arg.kind() {
+                        "keyword_argument" => arg.child_by_field_name("value"),
+                        _ => Some(arg),
+                    };
+                    if let Some(v) =
+                        value.filter(|v| matches!(v.kind(), "identifier" | "attribute"))
+                    {
+                        out.push(cx.reference(RefKind::Reference, cx.text(v), v));
+                    }
+                }
+            }
             "import_statement" => {
                 let mut c = node.walk();
                 for item in node.children_by_field_name("name", &mut c) {
@@ -113,6 +158,91 @@ impl Python {
             .docstring(body.and_then(|b| docstring(b, cx)));
         d.name_node = def;
         Some(d)
+    }
+}
+
+/// Parameters bind locals, typed by their annotation (`self` and `cls` are the receiver).
+fn parameters(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let mut c = node.walk();
+    for p in node.named_children(&mut c) {
+        let (name, ty) = match p.kind() {
+            "identifier" => (Some(p), None),
+            "typed_parameter" => (p.named_child(0), p.child_by_field_name("type")),
+            "default_parameter" => (p.child_by_field_name("name"), None),
+            "typed_default_parameter" => {
+                (p.child_by_field_name("name"), p.child_by_field_name("type"))
+            }
+            "list_splat_pattern" | "dictionary_splat_pattern" => (p.named_child(0), None),
+            _ => (None, None),
+        };
+        let Some(name) = name else { continue };
+        let name = match name.kind() {
+            "list_splat_pattern" | "dictionary_splat_pattern" => match name.named_child(0) {
+                Some(n) => n,
+                None => continue,
+            },
+            _ => name,
+        };
+        let text = cx.text(name);
+        if name.kind() == "identifier" && text != "self" && text != "cls" {
+            out.push(cx.binding(RefKind::Local, text, ty.map(|t| cx.text(t)), name));
+        }
+    }
+}
+
+/// `x = Session()`, `x: Session = ...`, `self.session = Session()`: a local (at module level a
+/// global, which shadows the same way) or a field of the enclosing class, typed by the
+/// annotation or by the call that produced the value.
+fn assignment(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let Some(left) = node.child_by_field_name("left") else {
+        return;
+    };
+    let annotated = node.child_by_field_name("type").map(|t| cx.text(t));
+    let called = node
+        .child_by_field_name("right")
+        .filter(|r| r.kind() == "call")
+        .and_then(|r| r.child_by_field_name("function"))
+        .filter(|f| matches!(f.kind(), "identifier" | "attribute"))
+        .map(|f| format!("{}()", cx.text(f)));
+    let ty = annotated.map(str::to_string).or(called);
+    match left.kind() {
+        "identifier" => {
+            // Class-level annotations (`session: Session`) type the class's fields.
+            let in_class = node
+                .parent()
+                .and_then(|p| p.parent())
+                .is_some_and(|b| b.parent().is_some_and(|c| c.kind() == "class_definition"));
+            let kind = if in_class {
+                RefKind::Field
+            } else {
+                RefKind::Local
+            };
+            out.push(cx.binding(kind, cx.text(left), ty.as_deref(), left));
+        }
+        "attribute" => {
+            let object = left.child_by_field_name("object").map(|o| cx.text(o));
+            if matches!(object, Some("self" | "cls")) && ty.is_some() {
+                out.push(cx.binding(RefKind::Field, cx.text(left), ty.as_deref(), left));
+            }
+        }
+        _ => bind_names(left, cx, out),
+    }
+}
+
+/// Every name bound by a target pattern (`a, (b, c)`), untyped.
+fn bind_names(target: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    if target.kind() == "identifier" {
+        out.push(cx.binding(RefKind::Local, cx.text(target), None, target));
+        return;
+    }
+    if matches!(
+        target.kind(),
+        "pattern_list" | "tuple_pattern" | "list_pattern" | "list_splat_pattern"
+    ) {
+        let mut c = target.walk();
+        for child in target.named_children(&mut c) {
+            bind_names(child, cx, out);
+        }
     }
 }
 

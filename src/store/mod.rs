@@ -13,7 +13,10 @@ use std::path::Path;
 pub const APPLICATION_ID: i32 = 0x4342_4958;
 
 /// Numbered migrations, applied in order; `PRAGMA user_version` records how many ran.
-const MIGRATIONS: &[&str] = &[include_str!("../../migrations/0001_initial.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../../migrations/0001_initial.sql"),
+    include_str!("../../migrations/0002_call_graph.sql"),
+];
 
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
 
@@ -26,8 +29,22 @@ pub enum Mode {
     Bulk,
 }
 
-/// Opens an existing database of ours, checking what it is before touching it.
+/// Opens an existing database of ours, checking what it is before touching it. Queries need
+/// the current schema; an older database must be re-indexed first.
 pub fn open(path: &Path, mode: Mode) -> Result<Connection> {
+    let conn = open_checked(path, mode)?;
+    let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version < SCHEMA_VERSION {
+        bail!(
+            "{} was written by an older indexer (schema {version}, now {SCHEMA_VERSION}): \
+             run `indexer index PATH` to rebuild it",
+            path.display()
+        );
+    }
+    Ok(conn)
+}
+
+fn open_checked(path: &Path, mode: Mode) -> Result<Connection> {
     if !path.exists() {
         bail!(
             "no index at {}: run `indexer index PATH` first (or pass --db)",
@@ -43,6 +60,12 @@ pub fn open(path: &Path, mode: Mode) -> Result<Connection> {
     check_identity(&conn, path)?;
     configure(&conn, mode)?;
     Ok(conn)
+}
+
+/// The schema version of an existing database of ours (refusing foreign or corrupt files).
+pub fn schema_version(path: &Path) -> Result<i32> {
+    let conn = open_checked(path, Mode::ReadOnly)?;
+    Ok(conn.query_row("PRAGMA user_version", [], |r| r.get(0))?)
 }
 
 /// Creates a new, empty database at `path` with the current schema.

@@ -1,7 +1,7 @@
 //! The single writer: inserts and deletes whole files (row, content, nodes, references) with
 //! content-derived ids, and keeps qualified names unique.
 
-use crate::model::FileExtract;
+use crate::model::{FileExtract, NodeKind, RefKind};
 use crate::text::split_identifier;
 use anyhow::{bail, Context, Result};
 use rusqlite::{params, Connection, OptionalExtension, Statement};
@@ -50,6 +50,35 @@ pub struct Writer<'c> {
     insert_ref: Statement<'c>,
     touched: BTreeSet<String>,
     track_touched: bool,
+    changes: Changes,
+}
+
+/// What an incremental run changed, for re-resolving exactly the references it may affect.
+#[derive(Debug, Default)]
+pub struct Changes {
+    /// Files inserted, re-extracted or deleted.
+    pub files: BTreeSet<i64>,
+    /// Names those files defined or imported, before and after the change.
+    pub names: BTreeSet<String>,
+}
+
+impl Changes {
+    fn add_name(&mut self, name: &str) {
+        if !name.is_empty() && name != "*" && !self.names.contains(name) {
+            self.names.insert(name.to_string());
+        }
+    }
+
+    /// The names an import binds or reaches: the item, its alias, the module's last part.
+    fn add_import(&mut self, name: &str, module: Option<&str>, alias: Option<&str>) {
+        self.add_name(name);
+        if let Some(alias) = alias {
+            self.add_name(alias);
+        }
+        if let Some(module) = module {
+            self.add_name(crate::resolve::last_name(module));
+        }
+    }
 }
 
 impl<'c> Writer<'c> {
@@ -58,8 +87,8 @@ impl<'c> Writer<'c> {
         Ok(Writer {
             conn,
             insert_file: conn.prepare(
-                "INSERT INTO files(id, path, language, size, mtime_ns, hash, lines, flags) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO files(id, path, language, size, mtime_ns, hash, lines, flags, module) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             )?,
             insert_content: conn
                 .prepare("INSERT INTO file_contents(file_id, content) VALUES (?1, ?2)")?,
@@ -74,6 +103,7 @@ impl<'c> Writer<'c> {
             )?,
             touched: BTreeSet::new(),
             track_touched,
+            changes: Changes::default(),
         })
     }
 
@@ -88,7 +118,8 @@ impl<'c> Writer<'c> {
             rec.mtime_ns,
             rec.hash,
             lines,
-            rec.flags
+            rec.flags,
+            extract.module
         ]);
         if let Err(e) = inserted {
             let other: Option<String> = self
@@ -124,6 +155,16 @@ impl<'c> Writer<'c> {
             ])?;
             if self.track_touched {
                 self.touched.insert(n.qualified_name.clone());
+                if n.kind != NodeKind::File {
+                    self.changes.add_name(&n.name);
+                }
+            }
+        }
+        if self.track_touched {
+            self.changes.files.insert(fid);
+            for r in extract.refs.iter().filter(|r| r.kind == RefKind::Import) {
+                self.changes
+                    .add_import(&r.name, r.module.as_deref(), r.alias.as_deref());
             }
         }
         for (seq, r) in extract.refs.iter().enumerate() {
@@ -145,19 +186,39 @@ impl<'c> Writer<'c> {
         let fid = file_id(path);
         let (lo, hi) = node_range(fid);
         if self.track_touched {
-            let mut q = self
-                .conn
-                .prepare_cached("SELECT qualified_name FROM nodes WHERE id >= ?1 AND id < ?2")?;
-            let names = q.query_map([lo, hi], |r| r.get::<_, String>(0))?;
-            for name in names {
-                self.touched.insert(base_name(&name?).to_string());
+            let mut q = self.conn.prepare_cached(
+                "SELECT qualified_name, name, kind FROM nodes WHERE id >= ?1 AND id < ?2",
+            )?;
+            let mut rows = q.query([lo, hi])?;
+            while let Some(row) = rows.next()? {
+                self.touched
+                    .insert(base_name(row.get_ref(0)?.as_str()?).to_string());
+                if row.get_ref(2)?.as_str()? != NodeKind::File.as_str() {
+                    self.changes.add_name(row.get_ref(1)?.as_str()?);
+                }
             }
+            let mut q = self.conn.prepare_cached(
+                "SELECT name, module, alias FROM refs \
+                 WHERE node_id >= ?1 AND node_id < ?2 AND kind = 'import'",
+            )?;
+            let mut rows = q.query([lo, hi])?;
+            while let Some(row) = rows.next()? {
+                self.changes.add_import(
+                    row.get_ref(0)?.as_str()?,
+                    row.get_ref(1)?.as_str_or_null()?,
+                    row.get_ref(2)?.as_str_or_null()?,
+                );
+            }
+            self.changes.files.insert(fid);
         }
         self.conn
             .prepare_cached("DELETE FROM refs WHERE node_id >= ?1 AND node_id < ?2")?
             .execute([lo, hi])?;
         self.conn
             .prepare_cached("DELETE FROM edges WHERE source_id >= ?1 AND source_id < ?2")?
+            .execute([lo, hi])?;
+        self.conn
+            .prepare_cached("DELETE FROM unresolved WHERE source_id >= ?1 AND source_id < ?2")?
             .execute([lo, hi])?;
         self.conn
             .prepare_cached("DELETE FROM nodes WHERE id >= ?1 AND id < ?2")?
@@ -181,8 +242,8 @@ impl<'c> Writer<'c> {
 
     /// Makes qualified names unique: among nodes sharing a name, ordered by (path, byte),
     /// the first keeps it and the k-th becomes `name#k`. Only names touched by this run are
-    /// re-numbered, so the outcome equals a full rebuild's.
-    pub fn finish(self) -> Result<()> {
+    /// re-numbered, so the outcome equals a full rebuild's. Returns what the run changed.
+    pub fn finish(self) -> Result<Changes> {
         if !self.track_touched {
             // A full build numbers every repeated name in one set-based statement.
             self.conn.execute_batch(
@@ -194,9 +255,9 @@ impl<'c> Writer<'c> {
                                                   GROUP BY qualified_name HAVING count(*) > 1)) AS r \
                  WHERE nodes.id = r.id AND r.k > 1",
             )?;
-            return Ok(());
+            return Ok(self.changes);
         }
-        let names = self.touched;
+        let names = &self.touched;
         // One index range covers `name` and every `name#k` (`#` sorts just before `$`); rows of
         // other names in that range (`name!`, `name#x`) are filtered out below.
         let mut members = self.conn.prepare_cached(
@@ -209,9 +270,9 @@ impl<'c> Writer<'c> {
             .prepare_cached("UPDATE nodes SET qualified_name = ?1 WHERE id = ?2")?;
         for name in names {
             let mut rows: Vec<(i64, String)> = members
-                .query_map([&name], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .query_map([name], |r| Ok((r.get(0)?, r.get(1)?)))?
                 .collect::<rusqlite::Result<_>>()?;
-            rows.retain(|(_, qn)| base_name(qn) == name);
+            rows.retain(|(_, qn)| base_name(qn) == name.as_str());
             for (k, (id, current)) in rows.into_iter().enumerate() {
                 let wanted = if k == 0 {
                     name.clone()
@@ -223,7 +284,7 @@ impl<'c> Writer<'c> {
                 }
             }
         }
-        Ok(())
+        Ok(self.changes)
     }
 }
 

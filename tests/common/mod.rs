@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod extract;
+pub mod graph;
 
 use codebase_indexer::index::{self, IndexOptions, IndexSummary};
 use std::path::{Path, PathBuf};
@@ -30,6 +31,8 @@ pub fn options(root: &Path, db: &Path) -> IndexOptions {
         max_file_bytes: 1 << 20,
         jobs: 2,
         rebuild: false,
+        min_confidence: 0.0,
+        fuzzy_limit: 5,
         progress: None,
     }
 }

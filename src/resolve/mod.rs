@@ -1,0 +1,414 @@
+//! Turns the raw reference sites kept at extraction into edges with a confidence and the
+//! strategy that found them, and keeps every site that resolves to nothing in `unresolved`.
+//!
+//! A full build resolves every file. An incremental run resolves the files it changed plus
+//! every file whose references may now land elsewhere: those with edges into a changed file,
+//! and those with edges to, or unresolved references by, a name the change added or removed.
+//! Resolution of a file depends only on the repository-wide tables, so the result equals a
+//! full build's.
+
+mod graph;
+mod lang;
+mod lookup;
+
+pub use lookup::last_name;
+
+use crate::model::RefKind;
+use crate::store::writer::Changes;
+use anyhow::Result;
+use graph::{Graph, Idx};
+use lookup::{Local, Outcome, Resolver, Target};
+use rusqlite::{params, Connection};
+use serde::Serialize;
+use std::collections::{BTreeSet, HashMap};
+
+pub struct ResolveOptions {
+    /// Edges below this confidence are kept as unresolved (`low_confidence`) instead.
+    pub min_confidence: f64,
+    /// A name shared by more definitions than this is not guessed at all.
+    pub fuzzy_limit: usize,
+    pub jobs: usize,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct ResolveStats {
+    /// Files whose references were resolved.
+    pub files: usize,
+    pub edges: usize,
+    pub unresolved: usize,
+}
+
+/// One resolved reference, as stored.
+struct EdgeRow {
+    source: i64,
+    target: i64,
+    kind: &'static str,
+    confidence: f64,
+    strategy: &'static str,
+    line: u32,
+}
+
+/// One reference with no target, as stored.
+struct MissRow {
+    source: i64,
+    kind: &'static str,
+    name: String,
+    reason: &'static str,
+    candidates: usize,
+    line: u32,
+}
+
+#[derive(Default)]
+struct Resolved {
+    edges: Vec<EdgeRow>,
+    misses: Vec<MissRow>,
+}
+
+/// A reference site of one file, loaded for resolution.
+struct RefRow {
+    node: i64,
+    kind: RefKind,
+    name: String,
+    module: Option<String>,
+    line: u32,
+}
+
+/// Files resolved per batch: bounds the reference rows held in memory.
+const BATCH_FILES: usize = 512;
+
+/// Resolves every file (`changes` is `None`) or the files an incremental change affects.
+pub fn resolve(
+    conn: &Connection,
+    changes: Option<&Changes>,
+    opts: &ResolveOptions,
+) -> Result<ResolveStats> {
+    let mut g = Graph::load(conn)?;
+    hierarchy(&mut g, opts.fuzzy_limit);
+    let files: Vec<Idx> = match changes {
+        None => {
+            conn.execute_batch(
+                "DELETE FROM edges; DELETE FROM unresolved; \
+                 INSERT INTO edges(source_id, target_id, kind, confidence, strategy, line) \
+                 SELECT parent_id, id, 'contains', 1.0, 'syntax', start_line FROM nodes \
+                 WHERE parent_id IS NOT NULL ORDER BY id;",
+            )?;
+            (0..g.files.len() as Idx).collect()
+        }
+        Some(c) => {
+            let files = affected(conn, &g, c)?;
+            let mut contains = conn.prepare_cached(
+                "INSERT INTO edges(source_id, target_id, kind, confidence, strategy, line) \
+                 SELECT parent_id, id, 'contains', 1.0, 'syntax', start_line FROM nodes \
+                 WHERE id >= ?1 AND id < ?2 AND parent_id IS NOT NULL ORDER BY id",
+            )?;
+            for &fid in &c.files {
+                let (lo, hi) = Graph::id_range(fid);
+                contains.execute([lo, hi])?;
+            }
+            for &f in &files {
+                let (lo, hi) = Graph::id_range(g.file(f).id);
+                conn.prepare_cached(
+                    "DELETE FROM edges WHERE source_id >= ?1 AND source_id < ?2 \
+                     AND kind <> 'contains'",
+                )?
+                .execute([lo, hi])?;
+                conn.prepare_cached(
+                    "DELETE FROM unresolved WHERE source_id >= ?1 AND source_id < ?2",
+                )?
+                .execute([lo, hi])?;
+            }
+            files
+        }
+    };
+
+    let mut stats = ResolveStats {
+        files: files.len(),
+        ..Default::default()
+    };
+    let mut insert_edge = conn.prepare(
+        "INSERT INTO edges(source_id, target_id, kind, confidence, strategy, line) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    let mut insert_miss = conn.prepare(
+        "INSERT INTO unresolved(source_id, kind, name, key, reason, candidates, line) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?;
+    for batch in files.chunks(BATCH_FILES) {
+        let loaded: Vec<(Idx, Vec<RefRow>)> = batch
+            .iter()
+            .map(|&f| Ok((f, load_refs(conn, g.file(f).id)?)))
+            .collect::<Result<_>>()?;
+        let results = parallel_map(&loaded, opts.jobs, |(f, refs)| {
+            resolve_file(&g, *f, refs, opts)
+        });
+        for r in results {
+            for e in &r.edges {
+                insert_edge.execute(params![
+                    e.source,
+                    e.target,
+                    e.kind,
+                    e.confidence,
+                    e.strategy,
+                    e.line
+                ])?;
+            }
+            for m in &r.misses {
+                insert_miss.execute(params![
+                    m.source,
+                    m.kind,
+                    m.name,
+                    last_name(&m.name).trim_end_matches('!'),
+                    m.reason,
+                    m.candidates as i64,
+                    m.line
+                ])?;
+            }
+            stats.edges += r.edges.len();
+            stats.unresolved += r.misses.len();
+        }
+    }
+    Ok(stats)
+}
+
+/// Resolves the base types of every definition first: member lookups walk the hierarchy.
+fn hierarchy(g: &mut Graph, fuzzy_limit: usize) {
+    let mut bases: HashMap<Idx, Vec<Idx>> = HashMap::new();
+    let mut external = Vec::new();
+    {
+        let r = Resolver::new(g, fuzzy_limit, HashMap::new());
+        for b in &g.base_refs {
+            match r.resolve(b.node, &b.name) {
+                Outcome::Resolved(targets) => {
+                    let list = bases.entry(b.node).or_default();
+                    for t in targets {
+                        if t.node != b.node && g.node(t.node).kind.is_type_like() {
+                            list.push(t.node);
+                        }
+                    }
+                }
+                Outcome::Unresolved { .. } => external.push(b.node),
+            }
+        }
+    }
+    g.bases = bases;
+    g.external_bases = external.into_iter().collect();
+}
+
+/// Files to re-resolve after an incremental change.
+fn affected(conn: &Connection, g: &Graph, changes: &Changes) -> Result<Vec<Idx>> {
+    let mut files: BTreeSet<i64> = BTreeSet::new();
+    let mut names: BTreeSet<&str> = changes.names.iter().map(String::as_str).collect();
+    let mut into_range = conn.prepare_cached(
+        "SELECT DISTINCT source_id >> 19 FROM edges \
+         WHERE target_id >= ?1 AND target_id < ?2 AND kind <> 'contains'",
+    )?;
+    for &fid in &changes.files {
+        files.insert(fid);
+        let (lo, hi) = Graph::id_range(fid);
+        for f in into_range.query_map([lo, hi], |r| r.get::<_, i64>(0))? {
+            files.insert(f?);
+        }
+        // Members inherited by the changed file's types can change what `self.x` means
+        // in them and in their subclasses.
+        if let Some(f) = g.file_of_id(fid) {
+            for (i, n) in g.nodes.iter().enumerate() {
+                if n.file == f && n.kind.is_type_like() {
+                    for member in inherited_names(g, i as Idx) {
+                        names.insert(member);
+                    }
+                }
+            }
+        }
+    }
+    let mut by_target_name = conn.prepare_cached(
+        "SELECT DISTINCT e.source_id >> 19 FROM nodes n JOIN edges e ON e.target_id = n.id \
+         WHERE n.name = ?1 AND e.kind <> 'contains'",
+    )?;
+    let mut by_key =
+        conn.prepare_cached("SELECT DISTINCT source_id >> 19 FROM unresolved WHERE key = ?1")?;
+    for name in names {
+        for f in by_target_name.query_map([name], |r| r.get::<_, i64>(0))? {
+            files.insert(f?);
+        }
+        for f in by_key.query_map([name], |r| r.get::<_, i64>(0))? {
+            files.insert(f?);
+        }
+    }
+    Ok(files
+        .into_iter()
+        .filter_map(|id| g.file_of_id(id))
+        .collect())
+}
+
+/// Names of the members of every ancestor of a type.
+fn inherited_names(g: &Graph, t: Idx) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut queue: Vec<Idx> = g.bases.get(&t).cloned().unwrap_or_default();
+    let mut i = 0;
+    while i < queue.len() && i < 64 {
+        let b = queue[i];
+        i += 1;
+        for n in g.nodes.iter().filter(|n| n.parent == Some(b)) {
+            out.push(&*n.name);
+        }
+        if let Some(more) = g.bases.get(&b) {
+            for &x in more {
+                if !queue.contains(&x) {
+                    queue.push(x);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn load_refs(conn: &Connection, file_id: i64) -> Result<Vec<RefRow>> {
+    let (lo, hi) = Graph::id_range(file_id);
+    let mut q = conn.prepare_cached(
+        "SELECT node_id, kind, name, module, line FROM refs \
+         WHERE node_id >= ?1 AND node_id < ?2 \
+         AND kind IN ('call', 'reference', 'decorator', 'local') ORDER BY node_id, seq",
+    )?;
+    let rows = q.query_map([lo, hi], |r| {
+        Ok(RefRow {
+            node: r.get(0)?,
+            kind: RefKind::parse(r.get_ref(1)?.as_str()?).unwrap_or(RefKind::Call),
+            name: r.get(2)?,
+            module: r.get(3)?,
+            line: r.get(4)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Everything one file's references resolve to, in the file's order.
+fn resolve_file(g: &Graph, file: Idx, refs: &[RefRow], opts: &ResolveOptions) -> Resolved {
+    let mut locals: HashMap<Idx, Vec<Local>> = HashMap::new();
+    for r in refs.iter().filter(|r| r.kind == RefKind::Local) {
+        if let Some(node) = g.node_by_id(r.node) {
+            locals.entry(node).or_default().push(Local {
+                name: r.name.as_str().into(),
+                type_text: r.module.as_deref().map(Into::into),
+            });
+        }
+    }
+    let resolver = Resolver::new(g, opts.fuzzy_limit, locals);
+    let mut out = Resolved::default();
+    let keep = |out: &mut Resolved, source: i64, kind, name: &str, line, outcome| {
+        record(g, out, opts, source, kind, name, line, outcome)
+    };
+
+    let f = g.file(file);
+    for imp in &f.imports {
+        let source = g.node(imp.node).id;
+        let shown = if imp.name.is_empty() || &*imp.name == "*" {
+            imp.module.to_string()
+        } else {
+            format!("{}.{}", imp.module, imp.name)
+        };
+        keep(
+            &mut out,
+            source,
+            "imports",
+            &shown,
+            imp.line,
+            resolver.resolve_import(file, imp),
+        );
+    }
+    for b in g.base_refs.iter().filter(|b| g.node(b.node).file == file) {
+        let kind = if b.implements {
+            "implements"
+        } else {
+            "inherits"
+        };
+        let outcome = resolver.resolve(b.node, &b.name);
+        keep(&mut out, g.node(b.node).id, kind, &b.name, b.line, outcome);
+    }
+    for r in refs {
+        let Some(node) = g.node_by_id(r.node) else {
+            continue;
+        };
+        let kind = match r.kind {
+            RefKind::Call => "calls",
+            RefKind::Decorator => "decorates",
+            RefKind::Reference => "references",
+            _ => continue,
+        };
+        let outcome = resolver.resolve(node, &r.name);
+        if r.kind == RefKind::Reference && !matches!(outcome, Outcome::Resolved(_)) {
+            // A name passed as a value is usually a plain variable: only definitions count.
+            continue;
+        }
+        keep(&mut out, r.node, kind, &r.name, r.line, outcome);
+    }
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn record(
+    g: &Graph,
+    out: &mut Resolved,
+    opts: &ResolveOptions,
+    source: i64,
+    kind: &'static str,
+    name: &str,
+    line: u32,
+    outcome: Outcome,
+) {
+    let miss = |reason: &'static str, candidates: usize| MissRow {
+        source,
+        kind,
+        name: name.to_string(),
+        reason,
+        candidates,
+        line,
+    };
+    match outcome {
+        Outcome::Resolved(targets) => {
+            let (kept, low): (Vec<Target>, Vec<Target>) = targets
+                .into_iter()
+                .partition(|t| t.confidence as f64 + 1e-9 >= opts.min_confidence);
+            if kept.is_empty() {
+                out.misses.push(miss("low_confidence", low.len()));
+            }
+            for t in kept {
+                out.edges.push(EdgeRow {
+                    source,
+                    target: g.node(t.node).id,
+                    kind,
+                    confidence: round(t.confidence),
+                    strategy: t.strategy,
+                    line,
+                });
+            }
+        }
+        Outcome::Unresolved {
+            miss: m,
+            candidates,
+        } => out.misses.push(miss(m.as_str(), candidates)),
+    }
+}
+
+/// Confidences are stored with three decimals: `0.5 / 3` prints as 0.167 everywhere.
+fn round(c: f32) -> f64 {
+    (c as f64 * 1000.0).round() / 1000.0
+}
+
+/// Maps `items` on `jobs` threads, keeping their order.
+fn parallel_map<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let jobs = jobs.max(1).min(items.len().max(1));
+    if jobs == 1 {
+        return items.iter().map(&f).collect();
+    }
+    let chunk = items.len().div_ceil(jobs);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| s.spawn(|| part.iter().map(&f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("resolution thread panicked"))
+            .collect()
+    })
+}
