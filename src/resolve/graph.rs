@@ -74,7 +74,10 @@ impl HashIndex {
 
     /// Candidates for `key` (hash matches; callers compare the strings).
     pub fn get(&self, key: &str) -> impl Iterator<Item = Idx> + '_ {
-        let h = hash(key);
+        self.get_hash(hash(key))
+    }
+
+    fn get_hash(&self, h: u64) -> impl Iterator<Item = Idx> + '_ {
         let start = self.0.partition_point(|&(k, _)| k < h);
         self.0[start..]
             .iter()
@@ -85,7 +88,13 @@ impl HashIndex {
 
 /// FNV-1a: fast, and good enough with the string check behind it.
 pub fn hash(s: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    hash_more(FNV_OFFSET, s)
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// Continues a hash with more text: `hash_more(hash("a"), ".b") == hash("a.b")`.
+fn hash_more(mut h: u64, s: &str) -> u64 {
     for b in s.bytes() {
         h ^= b as u64;
         h = h.wrapping_mul(0x0100_0000_01b3);
@@ -318,13 +327,22 @@ impl Graph {
             .filter(move |&i| &*self.nodes[i as usize].name == name)
     }
 
-    /// `qualifier.name`, looked up without building the string when the qualifier is empty.
+    /// Definitions named `qualifier.name`, looked up without building the string.
     pub fn member_qn(&self, qualifier: &str, name: &str) -> Vec<Idx> {
         if qualifier.is_empty() {
             return self.by_qn(name).collect();
         }
-        let qn = format!("{qualifier}.{name}");
-        self.by_qn(&qn).collect()
+        let h = hash_more(hash_more(hash(qualifier), "."), name);
+        self.by_qn
+            .get_hash(h)
+            .filter(|&i| {
+                let qn = &*self.nodes[i as usize].qn;
+                qn.len() == qualifier.len() + 1 + name.len()
+                    && qn.starts_with(qualifier)
+                    && qn.ends_with(name)
+                    && qn.as_bytes()[qualifier.len()] == b'.'
+            })
+            .collect()
     }
 
     /// Whether some file's module is `module` or lies under it.

@@ -14,7 +14,7 @@ mod lookup;
 pub use lookup::last_name;
 
 use crate::model::RefKind;
-use crate::store::writer::Changes;
+use crate::store::changes::Changes;
 use anyhow::Result;
 use graph::{Graph, Idx};
 use lookup::{Local, Outcome, Resolver, Target};
@@ -196,20 +196,14 @@ fn hierarchy(g: &mut Graph, fuzzy_limit: usize) {
 
 /// Files to re-resolve after an incremental change.
 fn affected(conn: &Connection, g: &Graph, changes: &Changes) -> Result<Vec<Idx>> {
-    let mut files: BTreeSet<i64> = BTreeSet::new();
+    let mut files: BTreeSet<i64> = changes.dependents.clone();
     let mut names: BTreeSet<&str> = changes.names.iter().map(String::as_str).collect();
-    let mut into_range = conn.prepare_cached(
-        "SELECT DISTINCT source_id >> 19 FROM edges \
-         WHERE target_id >= ?1 AND target_id < ?2 AND kind <> 'contains'",
-    )?;
     for &fid in &changes.files {
         files.insert(fid);
-        let (lo, hi) = Graph::id_range(fid);
-        for f in into_range.query_map([lo, hi], |r| r.get::<_, i64>(0))? {
-            files.insert(f?);
-        }
-        // Members inherited by the changed file's types can change what `self.x` means
-        // in them and in their subclasses.
+    }
+    // Members inherited through changed bases can change what `self.x` means in the
+    // file's types and in their subclasses.
+    for &fid in &changes.hierarchy {
         if let Some(f) = g.file_of_id(fid) {
             for (i, n) in g.nodes.iter().enumerate() {
                 if n.file == f && n.kind.is_type_like() {
@@ -335,13 +329,18 @@ fn resolve_file(g: &Graph, file: Idx, refs: &[RefRow], opts: &ResolveOptions) ->
             _ => continue,
         };
         let outcome = resolver.resolve(node, &r.name);
-        if r.kind == RefKind::Reference && !matches!(outcome, Outcome::Resolved(_)) {
-            // A name passed as a value is usually a plain variable: only definitions count.
+        if r.kind == RefKind::Reference && !is_certain(&outcome) {
+            // A name passed as a value is usually a plain variable: only a definition found
+            // through scopes, imports or types counts, never a guess by name.
             continue;
         }
         keep(&mut out, r.node, kind, &r.name, r.line, outcome);
     }
     out
+}
+
+fn is_certain(outcome: &Outcome) -> bool {
+    matches!(outcome, Outcome::Resolved(t) if t.iter().all(|t| t.confidence >= lookup::INFERRED))
 }
 
 #[allow(clippy::too_many_arguments)]

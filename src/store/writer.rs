@@ -1,7 +1,8 @@
 //! The single writer: inserts and deletes whole files (row, content, nodes, references) with
 //! content-derived ids, and keeps qualified names unique.
 
-use crate::model::{FileExtract, NodeKind, RefKind};
+use super::changes::{Changes, Tracker};
+use crate::model::FileExtract;
 use crate::text::split_identifier;
 use anyhow::{bail, Context, Result};
 use rusqlite::{params, Connection, OptionalExtension, Statement};
@@ -50,35 +51,7 @@ pub struct Writer<'c> {
     insert_ref: Statement<'c>,
     touched: BTreeSet<String>,
     track_touched: bool,
-    changes: Changes,
-}
-
-/// What an incremental run changed, for re-resolving exactly the references it may affect.
-#[derive(Debug, Default)]
-pub struct Changes {
-    /// Files inserted, re-extracted or deleted.
-    pub files: BTreeSet<i64>,
-    /// Names those files defined or imported, before and after the change.
-    pub names: BTreeSet<String>,
-}
-
-impl Changes {
-    fn add_name(&mut self, name: &str) {
-        if !name.is_empty() && name != "*" && !self.names.contains(name) {
-            self.names.insert(name.to_string());
-        }
-    }
-
-    /// The names an import binds or reaches: the item, its alias, the module's last part.
-    fn add_import(&mut self, name: &str, module: Option<&str>, alias: Option<&str>) {
-        self.add_name(name);
-        if let Some(alias) = alias {
-            self.add_name(alias);
-        }
-        if let Some(module) = module {
-            self.add_name(crate::resolve::last_name(module));
-        }
-    }
+    changes: Tracker,
 }
 
 impl<'c> Writer<'c> {
@@ -103,7 +76,7 @@ impl<'c> Writer<'c> {
             )?,
             touched: BTreeSet::new(),
             track_touched,
-            changes: Changes::default(),
+            changes: Tracker::default(),
         })
     }
 
@@ -155,17 +128,10 @@ impl<'c> Writer<'c> {
             ])?;
             if self.track_touched {
                 self.touched.insert(n.qualified_name.clone());
-                if n.kind != NodeKind::File {
-                    self.changes.add_name(&n.name);
-                }
             }
         }
         if self.track_touched {
-            self.changes.files.insert(fid);
-            for r in extract.refs.iter().filter(|r| r.kind == RefKind::Import) {
-                self.changes
-                    .add_import(&r.name, r.module.as_deref(), r.alias.as_deref());
-            }
+            self.changes.after_insert(self.conn, fid, base, extract)?;
         }
         for (seq, r) in extract.refs.iter().enumerate() {
             self.insert_ref.execute(params![
@@ -186,30 +152,14 @@ impl<'c> Writer<'c> {
         let fid = file_id(path);
         let (lo, hi) = node_range(fid);
         if self.track_touched {
-            let mut q = self.conn.prepare_cached(
-                "SELECT qualified_name, name, kind FROM nodes WHERE id >= ?1 AND id < ?2",
-            )?;
-            let mut rows = q.query([lo, hi])?;
-            while let Some(row) = rows.next()? {
-                self.touched
-                    .insert(base_name(row.get_ref(0)?.as_str()?).to_string());
-                if row.get_ref(2)?.as_str()? != NodeKind::File.as_str() {
-                    self.changes.add_name(row.get_ref(1)?.as_str()?);
-                }
+            let mut q = self
+                .conn
+                .prepare_cached("SELECT qualified_name FROM nodes WHERE id >= ?1 AND id < ?2")?;
+            let names = q.query_map([lo, hi], |r| r.get::<_, String>(0))?;
+            for name in names {
+                self.touched.insert(base_name(&name?).to_string());
             }
-            let mut q = self.conn.prepare_cached(
-                "SELECT name, module, alias FROM refs \
-                 WHERE node_id >= ?1 AND node_id < ?2 AND kind = 'import'",
-            )?;
-            let mut rows = q.query([lo, hi])?;
-            while let Some(row) = rows.next()? {
-                self.changes.add_import(
-                    row.get_ref(0)?.as_str()?,
-                    row.get_ref(1)?.as_str_or_null()?,
-                    row.get_ref(2)?.as_str_or_null()?,
-                );
-            }
-            self.changes.files.insert(fid);
+            self.changes.before_delete(self.conn, fid, lo, hi)?;
         }
         self.conn
             .prepare_cached("DELETE FROM refs WHERE node_id >= ?1 AND node_id < ?2")?
@@ -255,7 +205,7 @@ impl<'c> Writer<'c> {
                                                   GROUP BY qualified_name HAVING count(*) > 1)) AS r \
                  WHERE nodes.id = r.id AND r.k > 1",
             )?;
-            return Ok(self.changes);
+            return Ok(self.changes.finish());
         }
         let names = &self.touched;
         // One index range covers `name` and every `name#k` (`#` sorts just before `$`); rows of
@@ -284,7 +234,7 @@ impl<'c> Writer<'c> {
                 }
             }
         }
-        Ok(self.changes)
+        Ok(self.changes.finish())
     }
 }
 

@@ -1,0 +1,297 @@
+//! What an incremental run changed, in the terms resolution needs: which names other files
+//! may now resolve differently, and which files lost the targets of their edges.
+//!
+//! Each re-extracted file is compared with its previous version as a set of facts other
+//! files' resolution can consult: its definitions (kind and qualified name), imports
+//! (re-exports), member types and base types. Only names whose facts differ can change
+//! another file's resolution. Edges from other files into the file survive re-extraction:
+//! node ids shift with ordinals, so they are re-pointed at the definition with the same
+//! kind and qualified name, and only edges whose target disappeared send their file back
+//! to resolution.
+
+use super::writer::base_name;
+use crate::model::{FileExtract, NodeKind, RefKind};
+use anyhow::Result;
+use rusqlite::{params, Connection};
+use std::collections::{BTreeSet, HashMap};
+
+#[derive(Debug, Default)]
+pub struct Changes {
+    /// Files inserted, re-extracted or deleted.
+    pub files: BTreeSet<i64>,
+    /// Names whose definitions, imports, member types or bases changed.
+    pub names: BTreeSet<String>,
+    /// Files with an edge whose target disappeared.
+    pub dependents: BTreeSet<i64>,
+    /// Files whose types changed bases: members inherited through them may differ.
+    pub hierarchy: BTreeSet<i64>,
+}
+
+/// One fact about a file, with the name under which other files would look it up.
+type Fact = (String, String);
+
+/// An edge from another file into a file being re-extracted.
+struct Incoming {
+    source: i64,
+    key: String,
+    kind: String,
+    confidence: f64,
+    strategy: String,
+    line: Option<i64>,
+}
+
+/// A file's state before it was deleted or re-extracted.
+struct Before {
+    facts: BTreeSet<Fact>,
+    incoming: Vec<Incoming>,
+    /// Members the file's types inherited.
+    inherited: Vec<String>,
+}
+
+#[derive(Default)]
+pub struct Tracker {
+    changes: Changes,
+    before: HashMap<i64, Before>,
+}
+
+impl Tracker {
+    /// Records the file's facts and the edges into it, before its rows are deleted.
+    pub fn before_delete(&mut self, conn: &Connection, fid: i64, lo: i64, hi: i64) -> Result<()> {
+        let mut facts = BTreeSet::new();
+        let mut keys: HashMap<i64, String> = HashMap::new();
+        let mut qns: HashMap<i64, String> = HashMap::new();
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        let mut q = conn.prepare_cached(
+            "SELECT id, kind, name, qualified_name FROM nodes WHERE id >= ?1 AND id < ?2 ORDER BY id",
+        )?;
+        let mut rows = q.query([lo, hi])?;
+        while let Some(r) = rows.next()? {
+            let id: i64 = r.get(0)?;
+            let kind = r.get_ref(1)?.as_str()?;
+            let qn = base_name(r.get_ref(3)?.as_str()?);
+            keys.insert(id, node_key(&mut seen, kind, qn));
+            qns.insert(id, qn.to_string());
+            if kind != NodeKind::File.as_str() {
+                facts.insert(def_fact(r.get_ref(2)?.as_str()?, kind, qn));
+            }
+        }
+        let mut q = conn.prepare_cached(
+            "SELECT node_id, kind, name, module, alias FROM refs WHERE node_id >= ?1 \
+             AND node_id < ?2 AND kind IN ('import', 'field', 'inherits', 'implements')",
+        )?;
+        let mut rows = q.query([lo, hi])?;
+        let mut bases_before = false;
+        let mut inherited = Vec::new();
+        while let Some(r) = rows.next()? {
+            let owner = qns.get(&r.get::<_, i64>(0)?).map_or("", String::as_str);
+            let kind = RefKind::parse(r.get_ref(1)?.as_str()?);
+            bases_before |= matches!(kind, Some(RefKind::Inherits | RefKind::Implements));
+            ref_facts(
+                &mut facts,
+                owner,
+                kind,
+                r.get_ref(2)?.as_str()?,
+                r.get_ref(3)?.as_str_or_null()?,
+                r.get_ref(4)?.as_str_or_null()?,
+            );
+        }
+        if bases_before {
+            // Members the file's types inherited before the change.
+            let mut q = conn.prepare_cached(
+                "WITH RECURSIVE up(id) AS ( \
+                   SELECT target_id FROM edges WHERE source_id >= ?1 AND source_id < ?2 \
+                     AND kind IN ('inherits', 'implements') \
+                   UNION SELECT e.target_id FROM edges e JOIN up ON e.source_id = up.id \
+                     AND e.kind IN ('inherits', 'implements')) \
+                 SELECT DISTINCT n.name FROM nodes n JOIN up ON n.parent_id = up.id",
+            )?;
+            inherited = q
+                .query_map([lo, hi], |r| r.get::<_, String>(0))?
+                .collect::<rusqlite::Result<_>>()?;
+        }
+        let mut q = conn.prepare_cached(
+            "SELECT source_id, target_id, kind, confidence, strategy, line FROM edges \
+             WHERE target_id >= ?1 AND target_id < ?2 AND kind <> 'contains' \
+             AND (source_id < ?1 OR source_id >= ?2) ORDER BY rowid",
+        )?;
+        let incoming = q
+            .query_map([lo, hi], |r| {
+                Ok(Incoming {
+                    source: r.get(0)?,
+                    key: keys.get(&r.get::<_, i64>(1)?).cloned().unwrap_or_default(),
+                    kind: r.get(2)?,
+                    confidence: r.get(3)?,
+                    strategy: r.get(4)?,
+                    line: r.get(5)?,
+                })
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        self.before.insert(
+            fid,
+            Before {
+                facts,
+                incoming,
+                inherited,
+            },
+        );
+        self.changes.files.insert(fid);
+        Ok(())
+    }
+
+    /// Compares the new extraction with the file's previous version and re-points edges
+    /// from other files at the same definitions' new ids.
+    pub fn after_insert(
+        &mut self,
+        conn: &Connection,
+        fid: i64,
+        base: i64,
+        extract: &FileExtract,
+    ) -> Result<()> {
+        self.changes.files.insert(fid);
+        let mut facts = BTreeSet::new();
+        let mut ids: HashMap<String, i64> = HashMap::new();
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for (i, n) in extract.nodes.iter().enumerate() {
+            let kind = n.kind.as_str();
+            ids.insert(
+                node_key(&mut seen, kind, &n.qualified_name),
+                base + i as i64,
+            );
+            if n.kind != NodeKind::File {
+                facts.insert(def_fact(&n.name, kind, &n.qualified_name));
+            }
+        }
+        let mut bases_now = false;
+        for r in &extract.refs {
+            let owner = extract
+                .nodes
+                .get(r.node)
+                .map_or("", |n| n.qualified_name.as_str());
+            bases_now |= matches!(r.kind, RefKind::Inherits | RefKind::Implements);
+            ref_facts(
+                &mut facts,
+                owner,
+                Some(r.kind),
+                &r.name,
+                r.module.as_deref(),
+                r.alias.as_deref(),
+            );
+        }
+        let Some(before) = self.before.remove(&fid) else {
+            // A new file: everything it defines is new.
+            self.changes
+                .names
+                .extend(facts.into_iter().map(|(name, _)| name));
+            if bases_now {
+                self.changes.hierarchy.insert(fid);
+            }
+            return Ok(());
+        };
+        let bases = |f: &BTreeSet<Fact>| -> Vec<String> {
+            f.iter()
+                .filter(|(_, fact)| fact.starts_with("b "))
+                .map(|(_, fact)| fact.clone())
+                .collect()
+        };
+        if bases(&before.facts) != bases(&facts) {
+            self.changes.hierarchy.insert(fid);
+            self.changes.names.extend(before.inherited);
+        }
+        for (name, _) in before.facts.symmetric_difference(&facts) {
+            self.changes.names.insert(name.clone());
+        }
+        let mut insert = conn.prepare_cached(
+            "INSERT INTO edges(source_id, target_id, kind, confidence, strategy, line) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?;
+        for e in before.incoming {
+            match ids.get(&e.key) {
+                Some(&target) => {
+                    insert.execute(params![
+                        e.source,
+                        target,
+                        e.kind,
+                        e.confidence,
+                        e.strategy,
+                        e.line
+                    ])?;
+                }
+                None => {
+                    self.changes
+                        .dependents
+                        .insert(e.source >> super::writer::ORDINAL_BITS);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Everything the run changed; deleted files contribute all their old facts.
+    pub fn finish(mut self) -> Changes {
+        for (_, before) in self.before.drain() {
+            self.changes
+                .names
+                .extend(before.facts.into_iter().map(|(name, _)| name));
+            self.changes.names.extend(before.inherited);
+            for e in before.incoming {
+                self.changes
+                    .dependents
+                    .insert(e.source >> super::writer::ORDINAL_BITS);
+            }
+        }
+        self.changes.names.retain(|n| !n.is_empty() && n != "*");
+        self.changes
+    }
+}
+
+/// Identifies a definition across re-extractions: kind, qualified name and which of the
+/// same-named ones it is.
+fn node_key(seen: &mut HashMap<String, usize>, kind: &str, qn: &str) -> String {
+    let key = format!("{kind} {qn}");
+    let n = seen.entry(key.clone()).or_default();
+    *n += 1;
+    format!("{key} {n}")
+}
+
+fn def_fact(name: &str, kind: &str, qn: &str) -> Fact {
+    (name.to_string(), format!("d {kind} {qn}"))
+}
+
+/// Facts from an import (the names it binds or reaches), a member type or a base type.
+fn ref_facts(
+    facts: &mut BTreeSet<Fact>,
+    owner: &str,
+    kind: Option<RefKind>,
+    name: &str,
+    module: Option<&str>,
+    alias: Option<&str>,
+) {
+    match kind {
+        Some(RefKind::Import) => {
+            let fact = format!(
+                "i {owner} {} {name} {}",
+                module.unwrap_or(""),
+                alias.unwrap_or("")
+            );
+            let module_name = crate::resolve::last_name(module.unwrap_or(""));
+            for n in [name, alias.unwrap_or(""), module_name] {
+                facts.insert((n.to_string(), fact.clone()));
+            }
+        }
+        Some(RefKind::Field) => {
+            let field = crate::resolve::last_name(name);
+            facts.insert((
+                field.to_string(),
+                format!("f {owner} {name} {}", module.unwrap_or("")),
+            ));
+        }
+        Some(k @ (RefKind::Inherits | RefKind::Implements)) => {
+            let owner_name = crate::resolve::last_name(owner);
+            facts.insert((
+                owner_name.to_string(),
+                format!("b {owner} {} {name}", k.as_str()),
+            ));
+        }
+        _ => {}
+    }
+}
