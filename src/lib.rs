@@ -14,4 +14,5 @@ pub mod query;
 pub mod resolve;
 pub mod store;
 pub mod text;
+pub mod trace;
 pub mod walk;

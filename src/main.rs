@@ -5,7 +5,7 @@ use clap::{Args, Parser, Subcommand};
 use codebase_indexer::index::{self, IndexOptions, IndexSummary};
 use codebase_indexer::model::NodeKind;
 use codebase_indexer::store::{self, Mode};
-use codebase_indexer::{project, query};
+use codebase_indexer::{project, query, trace};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -83,12 +83,31 @@ enum Command {
         #[command(flatten)]
         target: Target,
     },
-    /// Print the source of a definition (qualified name) or a file (path).
+    /// Who calls a definition, breadth-first, with unresolved call sites naming it.
+    TraceCallers(TraceArgs),
+    /// What a definition calls, breadth-first, with its unresolved and external calls.
+    TraceCallees(TraceArgs),
+    /// Print the source of a definition (qualified name) or a file (path), with its callers
+    /// and callees.
     GetSource {
         qualified_name: String,
         #[command(flatten)]
         target: Target,
     },
+}
+
+#[derive(Args)]
+struct TraceArgs {
+    /// Qualified name (or an unambiguous short name or suffix) of the definition.
+    qualified_name: String,
+    /// How many hops to follow.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    depth: usize,
+    /// Follow only edges at least this confident (0..1); weaker ones are listed apart.
+    #[arg(long, default_value_t = 0.0, value_name = "F")]
+    min_confidence: f64,
+    #[command(flatten)]
+    target: Target,
 }
 
 /// Byte offsets are stored as 32-bit values; no source file comes near this.
@@ -193,6 +212,25 @@ fn run(cli: Cli) -> Result<()> {
             writeln!(out, "languages {}", join_counts(&s.languages))?;
             writeln!(out, "nodes     {}", join_counts(&s.nodes_by_kind))?;
             writeln!(out, "refs      {}", join_counts(&s.refs_by_kind))?;
+            let g = &s.graph;
+            writeln!(out, "edges     {}", join_counts(&g.edges_by_kind))?;
+            writeln!(out, "calls by  {}", join_counts(&g.call_edges_by_strategy))?;
+            writeln!(
+                out,
+                "call sites {}: {:.1}% resolved, {:.1}% external, {:.1}% unresolved ({})",
+                g.call_sites,
+                100.0 * g.resolved_ratio,
+                100.0 * g.external_ratio,
+                100.0 * g.unresolved_ratio,
+                join_counts(&g.call_sites_unresolved_by_reason)
+            )?;
+            writeln!(
+                out,
+                "graph     average degree {:.2}, isolated files {:.1}%, low-confidence edges {:.1}%",
+                g.average_degree,
+                100.0 * g.isolated_files_ratio,
+                100.0 * g.low_confidence_ratio
+            )?;
             if s.syntax_error_files > 0 {
                 writeln!(
                     out,
@@ -238,6 +276,8 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
+        Command::TraceCallers(args) => print_trace(args, trace::Direction::Callers),
+        Command::TraceCallees(args) => print_trace(args, trace::Direction::Callees),
         Command::GetSource {
             qualified_name,
             target,
@@ -256,6 +296,25 @@ fn run(cli: Cli) -> Result<()> {
             if !src.source.ends_with('\n') {
                 writeln!(out)?;
             }
+            let links = |label: &str, links: &[trace::Link], out: &mut dyn Write| -> Result<()> {
+                writeln!(out, "# {label} ({})", links.len())?;
+                for l in links {
+                    writeln!(
+                        out,
+                        "#   {}  {:.2} {}",
+                        l.qualified_name, l.confidence, l.strategy
+                    )?;
+                }
+                Ok(())
+            };
+            links("callers", &src.callers, &mut out)?;
+            links("callees", &src.callees, &mut out)?;
+            if !src.unresolved_calls.is_empty() {
+                writeln!(out, "# unresolved calls ({})", src.unresolved_calls.len())?;
+                for u in &src.unresolved_calls {
+                    writeln!(out, "#   {}  [{}] line {}", u.text, u.reason, u.line)?;
+                }
+            }
             Ok(())
         }
     }
@@ -264,6 +323,72 @@ fn run(cli: Cli) -> Result<()> {
 fn check_confidence(c: f64) -> Result<()> {
     if !(0.0..=1.0).contains(&c) {
         anyhow::bail!("--min-confidence {c} is out of range: use a value from 0 to 1");
+    }
+    Ok(())
+}
+
+fn print_trace(args: TraceArgs, direction: trace::Direction) -> Result<()> {
+    check_confidence(args.min_confidence)?;
+    let conn = open_for_query(&args.target)?;
+    let root = query::resolve_target(&conn, &args.qualified_name)?;
+    let t = trace::trace(&conn, root, direction, args.depth, args.min_confidence)?;
+    if args.target.json {
+        return print_json(&t);
+    }
+    let mut out = std::io::stdout().lock();
+    let (what, arrow) = match direction {
+        trace::Direction::Callers => ("callers", "<-"),
+        trace::Direction::Callees => ("callees", "->"),
+    };
+    writeln!(
+        out,
+        "{what} of {} ({} {}:{}), depth {}",
+        t.root.qualified_name, t.root.kind, t.root.path, t.root.line, t.depth
+    )?;
+    if t.hops.is_empty() {
+        writeln!(out, "  no resolved {what}")?;
+    }
+    for h in &t.hops {
+        let (near, far) = match direction {
+            trace::Direction::Callers => (&h.callee, &h.caller),
+            trace::Direction::Callees => (&h.caller, &h.callee),
+        };
+        writeln!(
+            out,
+            "  {}{near} {arrow} {far}  {}:{}  {:.2} {}{}",
+            "  ".repeat(h.depth - 1),
+            h.path,
+            h.line.unwrap_or(0),
+            h.confidence,
+            h.strategy,
+            if h.kind == "references" {
+                " (reference)"
+            } else {
+                ""
+            }
+        )?;
+    }
+    if t.truncated {
+        writeln!(out, "  ... stopped after {} edges", trace::MAX_HOPS)?;
+    }
+    if !t.unresolved.is_empty() {
+        let label = match direction {
+            trace::Direction::Callers => "call sites naming it that did not resolve to it",
+            trace::Direction::Callees => "calls that resolved to no definition",
+        };
+        writeln!(out, "{label} ({}):", t.unresolved.len())?;
+        for u in &t.unresolved {
+            let candidates = if u.candidates > 0 {
+                format!(", {} candidates", u.candidates)
+            } else {
+                String::new()
+            };
+            writeln!(
+                out,
+                "  {} {arrow} {}  {}:{}  [{}{candidates}]",
+                u.caller, u.text, u.path, u.line, u.reason
+            )?;
+        }
     }
     Ok(())
 }

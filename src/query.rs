@@ -4,6 +4,7 @@
 use crate::model::NodeKind;
 use crate::store;
 use crate::text::split_identifier;
+use crate::trace::{self, Direction, Link, Site};
 use anyhow::{bail, Result};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
@@ -120,6 +121,12 @@ pub struct Source {
     pub signature: Option<String>,
     pub docstring: Option<String>,
     pub source: String,
+    /// Definitions calling or referencing this one.
+    pub callers: Vec<Link>,
+    /// Definitions this one calls or references.
+    pub callees: Vec<Link>,
+    /// Calls from this definition that resolved to nothing in the repository.
+    pub unresolved_calls: Vec<Site>,
 }
 
 /// The source of a definition by qualified name, or of a file by path. A name that is not
@@ -133,7 +140,7 @@ pub fn get_source(conn: &Connection, target: &str) -> Result<Source> {
          FROM nodes n JOIN files f ON f.id = n.file_id \
          JOIN file_contents c ON c.file_id = n.file_id WHERE n.id = ?1",
     )?;
-    Ok(q.query_row([id], |r| {
+    let mut src = q.query_row([id], |r| {
         let start_line: i64 = r.get(3)?;
         Ok(Source {
             qualified_name: r.get(0)?,
@@ -144,11 +151,20 @@ pub fn get_source(conn: &Connection, target: &str) -> Result<Source> {
             signature: r.get(5)?,
             docstring: r.get(6)?,
             source: r.get(7)?,
+            callers: Vec::new(),
+            callees: Vec::new(),
+            unresolved_calls: Vec::new(),
         })
-    })?)
+    })?;
+    src.callers = trace::neighbors(conn, id, Direction::Callers)?;
+    src.callees = trace::neighbors(conn, id, Direction::Callees)?;
+    src.unresolved_calls = trace::trace(conn, id, Direction::Callees, 0, 0.0)?.unresolved;
+    Ok(src)
 }
 
-fn resolve_target(conn: &Connection, target: &str) -> Result<i64> {
+/// The node a user means by `target`: an exact qualified name, a file path, or an
+/// unambiguous short name or qualified-name suffix.
+pub fn resolve_target(conn: &Connection, target: &str) -> Result<i64> {
     let exact: Option<i64> = conn
         .query_row(
             "SELECT id FROM nodes WHERE qualified_name = ?1 ORDER BY id LIMIT 1",
@@ -218,6 +234,28 @@ pub struct Status {
     pub languages: BTreeMap<String, i64>,
     pub nodes_by_kind: BTreeMap<String, i64>,
     pub refs_by_kind: BTreeMap<String, i64>,
+    pub graph: GraphHealth,
+}
+
+/// How complete and how certain the call graph is.
+#[derive(Debug, Serialize)]
+pub struct GraphHealth {
+    pub edges_by_kind: BTreeMap<String, i64>,
+    pub call_edges_by_strategy: BTreeMap<String, i64>,
+    /// Call sites: resolved to at least one definition, or unresolved by reason.
+    pub call_sites: i64,
+    pub call_sites_resolved: i64,
+    pub call_sites_unresolved_by_reason: BTreeMap<String, i64>,
+    /// Resolved / external / otherwise unresolved shares of call sites.
+    pub resolved_ratio: f64,
+    pub external_ratio: f64,
+    pub unresolved_ratio: f64,
+    /// Reference edges (not `contains`) per definition.
+    pub average_degree: f64,
+    /// Source files none of whose definitions has a reference edge in or out.
+    pub isolated_files_ratio: f64,
+    /// Reference edges with confidence below 0.5.
+    pub low_confidence_ratio: f64,
 }
 
 pub fn status(conn: &Connection, db: &Path) -> Result<Status> {
@@ -250,5 +288,57 @@ pub fn status(conn: &Connection, db: &Path) -> Result<Status> {
         languages: grouped("SELECT language, count(*) FROM files GROUP BY language")?,
         nodes_by_kind: grouped("SELECT kind, count(*) FROM nodes GROUP BY kind")?,
         refs_by_kind: grouped("SELECT kind, count(*) FROM refs GROUP BY kind")?,
+        graph: graph_health(conn)?,
+    })
+}
+
+fn graph_health(conn: &Connection) -> Result<GraphHealth> {
+    let count = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0));
+    let grouped = |sql: &str| -> Result<BTreeMap<String, i64>> {
+        let mut q = conn.prepare(sql)?;
+        let rows = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    };
+    let ratio = |a: i64, b: i64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    let call_sites = count("SELECT count(*) FROM refs WHERE kind = 'call'")?;
+    let unresolved =
+        grouped("SELECT reason, count(*) FROM unresolved WHERE kind = 'calls' GROUP BY reason")?;
+    let unresolved_total: i64 = unresolved.values().sum();
+    let external = unresolved.get("external").copied().unwrap_or(0);
+    let resolved = call_sites - unresolved_total;
+    let references = count("SELECT count(*) FROM edges WHERE kind <> 'contains'")?;
+    let definitions = count("SELECT count(*) FROM nodes WHERE kind <> 'File'")?;
+    // Only source files of the supported languages can have edges.
+    let parsed = crate::lang::LANGUAGES
+        .iter()
+        .map(|l| format!("'{}'", l.name))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let files = count(&format!(
+        "SELECT count(*) FROM files WHERE language IN ({parsed})"
+    ))?;
+    let isolated = count(&format!(
+        "SELECT count(*) FROM files f WHERE language IN ({parsed}) AND NOT EXISTS ( \
+           SELECT 1 FROM edges e WHERE e.source_id >= f.id << 19 \
+             AND e.source_id < (f.id + 1) << 19 AND e.kind <> 'contains') \
+         AND NOT EXISTS ( \
+           SELECT 1 FROM edges e WHERE e.target_id >= f.id << 19 \
+             AND e.target_id < (f.id + 1) << 19 AND e.kind <> 'contains')"
+    ))?;
+    let low = count("SELECT count(*) FROM edges WHERE kind <> 'contains' AND confidence < 0.5")?;
+    Ok(GraphHealth {
+        edges_by_kind: grouped("SELECT kind, count(*) FROM edges GROUP BY kind")?,
+        call_edges_by_strategy: grouped(
+            "SELECT strategy, count(*) FROM edges WHERE kind = 'calls' GROUP BY strategy",
+        )?,
+        call_sites,
+        call_sites_resolved: resolved,
+        call_sites_unresolved_by_reason: unresolved,
+        resolved_ratio: ratio(resolved, call_sites),
+        external_ratio: ratio(external, call_sites),
+        unresolved_ratio: ratio(unresolved_total - external, call_sites),
+        average_degree: ratio(references, definitions),
+        isolated_files_ratio: ratio(isolated, files),
+        low_confidence_ratio: ratio(low, references),
     })
 }

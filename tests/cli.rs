@@ -221,3 +221,133 @@ fn killed_index_run_leaves_the_previous_database() {
         .collect();
     assert!(leftovers.is_empty());
 }
+
+#[test]
+fn trace_callers_and_callees_walk_the_graph_and_show_unresolved_sites() {
+    let repo = tempfile::tempdir().unwrap();
+    write_tree(
+        repo.path(),
+        &[
+            ("app/core.py", "def save(x):\n    return x\n\n\ndef store(x):\n    return save(x)\n"),
+            (
+                "app/api.py",
+                "from app.core import store\nimport os\n\n\ndef handle(req):\n    \
+                 os.getcwd()\n    req.save()\n    return store(req)\n\n\ndef main():\n    return handle(1)\n",
+            ),
+        ],
+    );
+    let cache = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    json(&indexer(cache.path(), root, &["index", ".", "--json"]));
+
+    let t = json(&indexer(
+        cache.path(),
+        root,
+        &["trace-callers", "app.core.save", "--depth", "3", "--json"],
+    ));
+    let hops: Vec<(u64, &str, &str)> = t["hops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["depth"].as_u64().unwrap(),
+                h["caller"].as_str().unwrap(),
+                h["strategy"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        hops,
+        [
+            (1, "app.core.store", "same_file"),
+            (2, "app.api.handle", "import"),
+            (3, "app.api.main", "same_file")
+        ]
+    );
+    // `req.save()` names `save` but is a method call on an unknown receiver: listed, labelled.
+    let sites = t["unresolved"].as_array().unwrap();
+    assert_eq!(sites.len(), 1, "{t}");
+    assert_eq!(sites[0]["text"], "req.save");
+    assert_eq!(sites[0]["caller"], "app.api.handle");
+
+    // Depth 1 stops at the direct caller; a confidence floor above every edge leaves none.
+    let t = json(&indexer(
+        cache.path(),
+        root,
+        &["trace-callers", "save", "--depth", "1", "--json"],
+    ));
+    assert_eq!(t["hops"].as_array().unwrap().len(), 1);
+    let t = json(&indexer(
+        cache.path(),
+        root,
+        &[
+            "trace-callers",
+            "app.core.save",
+            "--min-confidence",
+            "0.99",
+            "--json",
+        ],
+    ));
+    assert!(t["hops"].as_array().unwrap().is_empty());
+    assert!(t["unresolved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("below min confidence")));
+
+    let t = json(&indexer(
+        cache.path(),
+        root,
+        &["trace-callees", "app.api.handle", "--json"],
+    ));
+    let callees: Vec<&str> = t["hops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["callee"].as_str().unwrap())
+        .collect();
+    assert_eq!(callees, ["app.core.store", "app.core.save"]);
+    let reasons: Vec<(&str, &str)> = t["unresolved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["text"].as_str().unwrap(), s["reason"].as_str().unwrap()))
+        .collect();
+    // No repository method is named `save`: a method call on an unknown receiver is external.
+    assert_eq!(
+        reasons,
+        [("os.getcwd", "external"), ("req.save", "external")]
+    );
+
+    let text = indexer(cache.path(), root, &["trace-callers", "app.core.save"]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.contains("app.core.save <- app.core.store  app/core.py:6  0.95 same_file"),
+        "{text}"
+    );
+    assert!(text.contains("did not resolve"), "{text}");
+
+    let src = json(&indexer(
+        cache.path(),
+        root,
+        &["get-source", "app.core.store", "--json"],
+    ));
+    assert_eq!(src["callers"][0]["qualified_name"], "app.api.handle");
+    assert_eq!(src["callees"][0]["qualified_name"], "app.core.save");
+
+    let status = json(&indexer(cache.path(), root, &["status", "--json"]));
+    assert_eq!(status["graph"]["call_sites"], 5);
+    assert_eq!(status["graph"]["call_sites_resolved"], 3);
+    assert_eq!(
+        status["graph"]["call_sites_unresolved_by_reason"]["external"],
+        2
+    );
+
+    let missing = indexer(cache.path(), root, &["trace-callers", "nope.nothing"]);
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("nothing named"));
+}

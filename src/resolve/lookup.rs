@@ -181,7 +181,7 @@ impl<'g> Resolver<'g> {
                 Err(miss) => return self.unresolved(miss, last),
             };
         }
-        self.finish(step, last)
+        self.finish(scope, step, last)
     }
 
     fn unresolved(&self, miss: Miss, name: &str) -> Outcome {
@@ -202,7 +202,7 @@ impl<'g> Resolver<'g> {
             .collect()
     }
 
-    fn finish(&self, step: Step, last: &str) -> Outcome {
+    fn finish(&self, scope: Idx, step: Step, last: &str) -> Outcome {
         match step.value {
             Value::Defs(defs) => {
                 let defs: Vec<Idx> = defs
@@ -239,30 +239,26 @@ impl<'g> Resolver<'g> {
                     return self.unresolved(Miss::External, last);
                 }
                 self.finish(
+                    scope,
                     Step::new(Value::Defs(bases), step.confidence, step.strategy),
                     last,
                 )
             }
             Value::Module(_) => self.unresolved(Miss::NotFound, last),
-            Value::Unknown => self.by_name_only(last, true),
+            Value::Unknown => self.by_name_only(scope, last),
         }
     }
 
-    /// A method called on a receiver of unknown type: only its name is known.
-    fn by_name_only(&self, name: &str, member: bool) -> Outcome {
-        let mut found = self.candidates(name);
-        if member {
-            // A method call cannot land on a free function of another module.
-            let methods: Vec<Idx> = found
-                .iter()
-                .copied()
-                .filter(|&i| self.g.node(i).kind == NodeKind::Method)
-                .collect();
-            if !methods.is_empty() {
-                found = methods;
-            }
-        }
-        self.spread(found, name, member)
+    /// A method called on a receiver of unknown type: only its name is known. Only methods
+    /// qualify, except where modules are plain tables of functions (Lua, Elixir, shell).
+    fn by_name_only(&self, scope: Idx, name: &str) -> Outcome {
+        let plain = self.profile_of(scope).imports == ImportStyle::Plain;
+        let found: Vec<Idx> = self
+            .candidates(name)
+            .into_iter()
+            .filter(|&i| plain || self.g.node(i).kind == NodeKind::Method)
+            .collect();
+        self.spread(found, name, true)
     }
 
     /// The name-only guesses: unique, or shared among a few candidates.

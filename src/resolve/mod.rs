@@ -328,6 +328,10 @@ fn resolve_file(g: &Graph, file: Idx, refs: &[RefRow], opts: &ResolveOptions) ->
             RefKind::Reference => "references",
             _ => continue,
         };
+        if r.kind == RefKind::Reference && f.profile.is_self(&r.name) {
+            // `self` passed along is the object, not a reference to its class.
+            continue;
+        }
         let outcome = resolver.resolve(node, &r.name);
         if r.kind == RefKind::Reference && !is_certain(&outcome) {
             // A name passed as a value is usually a plain variable: only a definition found
