@@ -111,6 +111,9 @@ pub struct Graph {
     /// Module names and every dotted prefix of them (a package with only submodules).
     modules: HashIndex,
     by_path: HashIndex,
+    /// Python modules by every proper dotted suffix of their names (`flaskr.db` for
+    /// `examples.tutorial.flaskr.db`): a project folder below the root may be on `sys.path`.
+    module_suffixes: HashIndex,
     /// Files by their last path component (`util.h`).
     by_basename: HashIndex,
     fields: HashMap<(Idx, u64), Vec<Field>>,
@@ -120,6 +123,8 @@ pub struct Graph {
     pub bases: HashMap<Idx, Vec<Idx>>,
     /// Types with a base outside the repository: an unknown member may be inherited.
     pub external_bases: HashSet<Idx>,
+    /// Declared return types of functions, as written (`-> Session`, `): Session`).
+    pub returns: HashMap<Idx, Box<str>>,
     /// `module` lines of `go.mod` files: (module path, directory).
     pub go_modules: Vec<(String, String)>,
 }
@@ -134,12 +139,14 @@ impl Graph {
             by_name: HashIndex::default(),
             modules: HashIndex::default(),
             by_path: HashIndex::default(),
+            module_suffixes: HashIndex::default(),
             by_basename: HashIndex::default(),
             fields: HashMap::new(),
             base_refs: Vec::new(),
             bases: HashMap::new(),
             external_bases: HashSet::new(),
             go_modules: Vec::new(),
+            returns: HashMap::new(),
         };
         let mut q = conn.prepare("SELECT id, path, language, module FROM files ORDER BY id")?;
         let mut rows = q.query([])?;
@@ -159,6 +166,13 @@ impl Graph {
                     None => break,
                 }
             }
+            if r.get_ref(2)?.as_str()? == "python" {
+                let mut rest = module.as_str();
+                while let Some((_, tail)) = rest.split_once('.') {
+                    g.module_suffixes.push(tail, idx);
+                    rest = tail;
+                }
+            }
             g.file_by_id.insert(id, idx);
             g.files.push(FileInfo {
                 id,
@@ -170,11 +184,13 @@ impl Graph {
             });
         }
         g.by_path.seal();
+        g.module_suffixes.seal();
         g.by_basename.seal();
         g.modules.seal();
 
         let mut q = conn.prepare(
-            "SELECT id, file_id, kind, name, qualified_name, parent_id FROM nodes ORDER BY id",
+            "SELECT id, file_id, kind, name, qualified_name, parent_id, signature FROM nodes \
+             ORDER BY id",
         )?;
         let mut rows = q.query([])?;
         let mut parents: Vec<Option<i64>> = Vec::new();
@@ -193,6 +209,12 @@ impl Graph {
                 g.by_qn.push(qn, idx);
             }
             parents.push(r.get(5)?);
+            if matches!(kind, NodeKind::Function | NodeKind::Method) {
+                let sig = r.get_ref(6)?.as_str_or_null()?.unwrap_or("");
+                if let Some(ret) = lang::return_type(g.files[file as usize].profile, sig) {
+                    g.returns.insert(idx, ret.into());
+                }
+            }
             g.nodes.push(NodeInfo {
                 id: r.get(0)?,
                 file,
@@ -353,6 +375,18 @@ impl Graph {
                 || m.strip_prefix(module)
                     .is_some_and(|rest| rest.starts_with(['.', '/']))
         })
+    }
+
+    /// The one Python module whose name ends in `.suffix`, if exactly one does.
+    pub fn module_by_suffix(&self, suffix: &str) -> Option<&str> {
+        let mut found = self.module_suffixes.get(suffix).filter_map(|f| {
+            let m = &*self.files[f as usize].module;
+            m.strip_suffix(suffix)
+                .is_some_and(|p| p.ends_with('.'))
+                .then_some(m)
+        });
+        let first = found.next()?;
+        found.all(|m| m == first).then_some(first)
     }
 
     /// Files whose module is exactly `module`.

@@ -78,6 +78,24 @@ pub fn profile(language: &str) -> &'static Profile {
     }
 }
 
+/// The return type a function's signature declares, where the language writes it after
+/// the parameters: `-> T` (Python, Rust, Swift) or `): T` (TypeScript, Kotlin, Scala).
+pub fn return_type<'s>(profile: &Profile, signature: &'s str) -> Option<&'s str> {
+    let after = match profile.imports {
+        ImportStyle::Python | ImportStyle::Rust => signature.rsplit_once("->")?.1,
+        ImportStyle::JavaScript | ImportStyle::Namespace => signature.rsplit_once("):")?.1,
+        _ => return None,
+    };
+    let t = after
+        .split(" where ")
+        .next()
+        .unwrap_or(after)
+        .trim()
+        .trim_end_matches(['{', ':', '=', ';'])
+        .trim();
+    (!t.is_empty()).then_some(t)
+}
+
 /// The text between matching quotes, or the text itself.
 pub fn unquoted(s: &str) -> &str {
     s.trim_matches(|c| c == '"' || c == '\'' || c == '`')

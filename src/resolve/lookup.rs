@@ -154,22 +154,17 @@ impl<'g> Resolver<'g> {
                 }
             }
         }
-        let Some((&last, receiver)) = segments.split_last() else {
+        let Some(&last) = segments.last() else {
             return Outcome::Unresolved {
                 miss: Miss::Dynamic,
                 candidates: 0,
             };
         };
-        let step = match (head, receiver.first()) {
-            (Head::Expression, _) => Ok(Step::new(Value::Unknown, 1.0, "")),
-            (Head::SuperCall, _) => self.super_of(scope),
-            (Head::Name, None) => self.bare(scope, last, 0),
-            (Head::Name, Some(&first)) => self.bare(scope, first, 0),
-        };
-        let rest = match (head, receiver.is_empty()) {
-            (Head::Name, false) => &segments[1..],
-            (Head::Name, true) => &[][..],
-            _ => &segments[..],
+        let (step, rest) = match head {
+            Head::Expression => (Ok(Step::new(Value::Unknown, 1.0, "")), &segments[..]),
+            Head::SuperCall => (self.super_of(scope), &segments[..]),
+            Head::Call(k) => (Ok(self.call_result(scope, &segments[..k])), &segments[k..]),
+            Head::Name => (self.bare(scope, segments[0], 0), &segments[1..]),
         };
         let mut step = match step {
             Ok(s) => s,
@@ -182,6 +177,56 @@ impl<'g> Resolver<'g> {
             };
         }
         self.finish(scope, step, last)
+    }
+
+    /// A dotted name looked up from `scope`: the first name in scope, the rest as members.
+    fn chain(&self, scope: Idx, names: &[&str], depth: u8) -> Result<Step, Miss> {
+        let (first, rest) = names.split_first().ok_or(Miss::Dynamic)?;
+        let mut step = self.bare(scope, first, depth)?;
+        for seg in rest {
+            step = step.then(self.member(&step, seg, depth)?);
+        }
+        Ok(step)
+    }
+
+    /// What calling `names` returns: an instance of the class called, or of the type a
+    /// function declares it returns.
+    fn call_result(&self, scope: Idx, names: &[&str]) -> Step {
+        match self.chain(scope, names, 1) {
+            Ok(step) => self.returned(step, 1),
+            Err(_) => Step::new(Value::Unknown, 1.0, ""),
+        }
+    }
+
+    fn returned(&self, step: Step, depth: u8) -> Step {
+        let unknown = Step::new(Value::Unknown, 1.0, "");
+        match &step.value {
+            Value::External => Step::new(Value::External, 1.0, ""),
+            Value::Defs(defs) => {
+                let d = defs[0];
+                let n = self.g.node(d);
+                if n.kind.is_type_like() {
+                    return Step::new(
+                        Value::Instance(d),
+                        INFERRED.min(step.confidence),
+                        "inferred_type",
+                    );
+                }
+                let Some(ret) = self.g.returns.get(&d) else {
+                    return unknown;
+                };
+                let typed = self.type_of(d, ret, depth + 1);
+                match typed.value {
+                    Value::Instance(_) => Step::new(
+                        typed.value,
+                        INFERRED.min(step.confidence).min(typed.confidence),
+                        "inferred_type",
+                    ),
+                    _ => unknown,
+                }
+            }
+            _ => unknown,
+        }
     }
 
     fn unresolved(&self, miss: Miss, name: &str) -> Outcome {
@@ -480,31 +525,24 @@ impl<'g> Resolver<'g> {
         let Some(name) = clean_type(text) else {
             return unknown;
         };
-        let mut parts = name.split('.');
-        let Some(Ok(mut step)) = parts.next().map(|first| self.bare(scope, first, depth + 1))
-        else {
+        let names: Vec<&str> = name.split('.').collect();
+        let Ok(step) = self.chain(scope, &names, depth + 1) else {
             return unknown;
         };
-        for seg in parts {
-            match self.member(&step, seg, depth + 1) {
-                Ok(next) => step = step.then(next),
-                Err(_) => return unknown,
-            }
+        if inferred {
+            let value = self.returned(step, depth + 1);
+            return match value.value {
+                Value::Instance(_) | Value::External => value,
+                _ => unknown,
+            };
         }
         match &step.value {
             Value::External => Step::new(Value::External, 1.0, "external"),
-            Value::Defs(defs) if self.g.node(defs[0]).kind.is_type_like() => {
-                let (confidence, strategy) = if inferred {
-                    (INFERRED, "inferred_type")
-                } else {
-                    (TYPED, "type_annotation")
-                };
-                Step::new(
-                    Value::Instance(defs[0]),
-                    confidence.min(step.confidence),
-                    strategy,
-                )
-            }
+            Value::Defs(defs) if self.g.node(defs[0]).kind.is_type_like() => Step::new(
+                Value::Instance(defs[0]),
+                TYPED.min(step.confidence),
+                "type_annotation",
+            ),
             _ => unknown,
         }
     }
@@ -836,7 +874,14 @@ impl<'g> Resolver<'g> {
         let f = g.file(file);
         let raw = &*imp.module;
         match f.profile.imports {
-            ImportStyle::Python => python_module(&f.module, &f.path, raw),
+            ImportStyle::Python => {
+                let m = python_module(&f.module, &f.path, raw)?;
+                if raw.starts_with('.') || g.module_exists(&m) {
+                    return Some(m);
+                }
+                // `from flaskr.db import x` in a project kept below the repository root.
+                Some(g.module_by_suffix(&m).map_or(m, str::to_string))
+            }
             ImportStyle::JavaScript => {
                 let target = js_file(g, &f.path, raw)?;
                 Some(g.file(target).module.to_string())
@@ -1104,6 +1149,8 @@ enum Head {
     Expression,
     /// Python's `super()`.
     SuperCall,
+    /// The receiver is what the call of the first `k` names returns: `make().run`.
+    Call(usize),
 }
 
 /// `self.a.b` -> [self, a, b]; `foo(x).bar` -> Expression, [bar]; `a::b::<T>::c` -> [a, b, c].
@@ -1152,11 +1199,14 @@ fn split_reference(text: &str) -> (Head, Vec<&str>) {
                     }
                     j += 1;
                 }
-                if b != b'<' {
+                if i > start {
+                    segments.push(&t[start..i]);
+                }
+                if b == b'(' && head == Head::Name && !segments.is_empty() && j + 1 < bytes.len() {
+                    head = Head::Call(segments.len());
+                } else if b != b'<' {
                     head = Head::Expression;
                     segments.clear();
-                } else if i > start {
-                    segments.push(&t[start..i]);
                 }
                 i = j + 1;
                 start = i;

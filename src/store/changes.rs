@@ -75,6 +75,10 @@ impl Tracker {
                 facts.insert(def_fact(r.get_ref(2)?.as_str()?, kind, qn));
             }
         }
+        let module: String = conn
+            .prepare_cached("SELECT module FROM files WHERE id = ?1")?
+            .query_row([fid], |r| r.get(0))?;
+        facts.insert(module_fact(&module));
         let mut q = conn.prepare_cached(
             "SELECT node_id, kind, name, module, alias FROM refs WHERE node_id >= ?1 \
              AND node_id < ?2 AND kind IN ('import', 'field', 'inherits', 'implements')",
@@ -148,7 +152,7 @@ impl Tracker {
         extract: &FileExtract,
     ) -> Result<()> {
         self.changes.files.insert(fid);
-        let mut facts = BTreeSet::new();
+        let mut facts = BTreeSet::from([module_fact(&extract.module)]);
         let mut ids: HashMap<String, i64> = HashMap::new();
         let mut seen: HashMap<String, usize> = HashMap::new();
         for (i, n) in extract.nodes.iter().enumerate() {
@@ -251,6 +255,15 @@ fn node_key(seen: &mut HashMap<String, usize>, kind: &str, qn: &str) -> String {
     let n = seen.entry(key.clone()).or_default();
     *n += 1;
     format!("{key} {n}")
+}
+
+/// Modules are looked up by name (and Python's by suffix): a module appearing or
+/// disappearing affects imports that end in its last name.
+fn module_fact(module: &str) -> Fact {
+    (
+        crate::resolve::last_name(module).to_string(),
+        format!("m {module}"),
+    )
 }
 
 fn def_fact(name: &str, kind: &str, qn: &str) -> Fact {
