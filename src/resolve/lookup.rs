@@ -1252,7 +1252,11 @@ mod tests {
         );
         assert_eq!(
             split_reference("foo(x).bar"),
-            (Head::Expression, vec!["bar"])
+            (Head::Call(1), vec!["foo", "bar"])
+        );
+        assert_eq!(
+            split_reference("a.b(x).c(y).d"),
+            (Head::Expression, vec!["d"])
         );
         assert_eq!(
             split_reference("Vec::<u8>::new"),
