@@ -296,7 +296,8 @@ impl Graph {
     fn add_field(&mut self, node: Idx, name: &str, type_text: &str) {
         let n = &self.nodes[node as usize];
         let profile = self.files[n.file as usize].profile;
-        let (owner, field) = if n.kind.is_type_like() {
+        // A typed module-level variable is a field of its file.
+        let (owner, field) = if n.kind.is_type_like() || n.kind == NodeKind::File {
             (Some(node), name)
         } else {
             let field = profile
@@ -377,13 +378,18 @@ impl Graph {
         })
     }
 
-    /// The one Python module whose name ends in `.suffix`, if exactly one does.
+    /// The one Python module whose name ends in `.suffix`, if exactly one does, below a
+    /// folder that could be on `sys.path` (not itself a package: `src/flask/json` does not
+    /// make `import json` mean `flask.json`).
     pub fn module_by_suffix(&self, suffix: &str) -> Option<&str> {
         let mut found = self.module_suffixes.get(suffix).filter_map(|f| {
             let m = &*self.files[f as usize].module;
-            m.strip_suffix(suffix)
-                .is_some_and(|p| p.ends_with('.'))
-                .then_some(m)
+            let parent = m.strip_suffix(suffix)?.strip_suffix('.')?;
+            let parent_is_package = self.module_files(parent).any(|p| {
+                let path = &*self.files[p as usize].path;
+                path.ends_with("/__init__.py") || path == "__init__.py"
+            });
+            (!parent_is_package).then_some(m)
         });
         let first = found.next()?;
         found.all(|m| m == first).then_some(first)

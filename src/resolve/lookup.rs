@@ -250,10 +250,7 @@ impl<'g> Resolver<'g> {
     fn finish(&self, scope: Idx, step: Step, last: &str) -> Outcome {
         match step.value {
             Value::Defs(defs) => {
-                let defs: Vec<Idx> = defs
-                    .into_iter()
-                    .filter(|&d| self.g.is_callable(d))
-                    .collect();
+                let defs = self.latest_definitions(defs);
                 if defs.is_empty() {
                     return self.unresolved(Miss::NotFound, last);
                 }
@@ -292,6 +289,32 @@ impl<'g> Resolver<'g> {
             Value::Module(_) => self.unresolved(Miss::NotFound, last),
             Value::Unknown => self.by_name_only(scope, last),
         }
+    }
+
+    /// Callable definitions among `defs`. Where a later definition rebinds the name (Python,
+    /// JavaScript: `@overload` stubs, conditional redefinitions), only the last of those
+    /// sharing a file and qualified name is kept; overloads elsewhere all stay.
+    fn latest_definitions(&self, mut defs: Vec<Idx>) -> Vec<Idx> {
+        let g = self.g;
+        defs.retain(|&d| g.is_callable(d));
+        defs.sort_unstable();
+        let rebinds = |d: Idx| {
+            matches!(
+                g.file(g.node(d).file).profile.imports,
+                ImportStyle::Python | ImportStyle::JavaScript
+            )
+        };
+        let mut out: Vec<Idx> = Vec::with_capacity(defs.len());
+        for d in defs {
+            if let Some(&prev) = out.last() {
+                let (a, b) = (g.node(prev), g.node(d));
+                if rebinds(d) && a.file == b.file && a.qn == b.qn {
+                    out.pop();
+                }
+            }
+            out.push(d);
+        }
+        out
     }
 
     /// A method called on a receiver of unknown type: only its name is known. Only methods
@@ -503,11 +526,19 @@ impl<'g> Resolver<'g> {
                 }
             }
             if n.kind == NodeKind::File {
-                return None;
+                return self.module_variable(a, name, depth);
             }
             at = n.parent;
         }
         None
+    }
+
+    /// A typed module-level variable of the file whose node is `file_node`
+    /// (`current_app: Flask = LocalProxy(...)`).
+    fn module_variable(&self, file_node: Idx, name: &str, depth: u8) -> Option<Step> {
+        let f = self.g.fields(file_node, name).first()?;
+        let step = self.type_of(f.node, &f.type_text, depth + 1);
+        (!matches!(step.value, Value::Local)).then_some(step)
     }
 
     /// The value of a variable whose type is written `text` at `scope` (an annotation, or
@@ -665,6 +696,9 @@ impl<'g> Resolver<'g> {
         if depth < MAX_DEPTH {
             for f in g.module_files(module) {
                 let file = g.file(f);
+                if let Some(step) = file.node.and_then(|n| self.module_variable(n, name, depth)) {
+                    return Ok(step);
+                }
                 for imp in &file.imports {
                     if binding(file.profile.imports, imp).as_deref() == Some(name) {
                         if let Ok(step) = self.import_target(f, imp, depth + 1, true) {
