@@ -263,3 +263,66 @@ fn min_confidence_at_index_time_keeps_low_sites_as_unresolved() {
     g.no_edge("main.go", "calls", "a.A.run");
     assert_eq!(g.miss("main.go", "thing.run").reason, "low_confidence");
 }
+
+#[test]
+fn return_types_module_variables_overloads_and_nested_projects() {
+    let g = graph(&[
+        (
+            "core/globals.py",
+            "from core.app import App\n\ncurrent: App = make_proxy()\n",
+        ),
+        (
+            "core/app.py",
+            "import typing as t\n\n\nclass Ctx:\n    def push(self):\n        pass\n\n\n\
+             class App:\n    def context(self) -> \"Ctx\":\n        return Ctx()\n\n    \
+             def run(self):\n        self.context().push()\n        ctx = self.context()\n        \
+             ctx.push()\n\n\n@t.overload\ndef pick(x: int) -> int: ...\n@t.overload\n\
+             def pick(x: str) -> str: ...\ndef pick(x):\n    return x\n",
+        ),
+        (
+            "core/use.py",
+            "from core.globals import current\nfrom core.app import pick\n\n\n\
+             def go():\n    current.run()\n    return pick(1)\n",
+        ),
+        (
+            "examples/demo/demo/__init__.py",
+            "def create():\n    return 1\n",
+        ),
+        (
+            "examples/demo/tests/test_demo.py",
+            "from demo import create\n\n\ndef test():\n    create()\n",
+        ),
+        ("core/json/__init__.py", "def dumps(x):\n    return x\n"),
+        (
+            "core/json/util.py",
+            "import json\n\n\ndef out(x):\n    return json.dumps(x)\n",
+        ),
+    ]);
+    // `self.context()` is declared to return `Ctx`, as a receiver and through a variable.
+    let e = g.edge("core.app.App.run", "calls", "core.app.Ctx.push");
+    assert_eq!(e.strategy, "inferred_type");
+    assert_eq!(
+        g.find("core.app.App.run", "calls", "core.app.Ctx.push")
+            .len(),
+        2
+    );
+    // A typed module-level variable imported elsewhere.
+    g.edge("core.use.go", "calls", "core.app.App.run");
+    // `@overload` stubs come before the implementation, which is the one called.
+    assert_eq!(
+        g.targets("core.use.go", "calls"),
+        ["core.app.App.run", "core.app.pick#3"]
+    );
+    // A project below the root imports its package by the name on its own `sys.path`.
+    g.edge(
+        "examples.demo.tests.test_demo.test",
+        "calls",
+        "examples.demo.demo.create",
+    );
+    // ...but a package's subfolder is not a `sys.path` root: `json` stays the standard one.
+    g.no_edge("core.json.util.out", "calls", "core.json.dumps");
+    assert_eq!(
+        g.miss("core.json.util.out", "json.dumps").reason,
+        "external"
+    );
+}

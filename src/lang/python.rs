@@ -207,12 +207,16 @@ fn assignment(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let ty = annotated.map(str::to_string).or(called);
     match left.kind() {
         "identifier" => {
-            // Class-level annotations (`session: Session`) type the class's fields.
-            let in_class = node
-                .parent()
+            // Class-level annotations (`session: Session`) type the class's fields; typed
+            // module-level variables are fields of the module other files can import.
+            let statement = node.parent();
+            let in_class = statement
                 .and_then(|p| p.parent())
                 .is_some_and(|b| b.parent().is_some_and(|c| c.kind() == "class_definition"));
-            let kind = if in_class {
+            let in_module = statement
+                .and_then(|p| p.parent())
+                .is_some_and(|m| m.kind() == "module");
+            let kind = if in_class || (in_module && ty.is_some()) {
                 RefKind::Field
             } else {
                 RefKind::Local

@@ -913,6 +913,9 @@ impl<'g> Resolver<'g> {
                 if raw.starts_with('.') || g.module_exists(&m) {
                     return Some(m);
                 }
+                if super::python_stdlib::contains(&m) {
+                    return Some(m);
+                }
                 // `from flaskr.db import x` in a project kept below the repository root.
                 Some(g.module_by_suffix(&m).map_or(m, str::to_string))
             }

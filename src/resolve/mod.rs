@@ -10,6 +10,7 @@
 mod graph;
 mod lang;
 mod lookup;
+mod python_stdlib;
 
 pub use lookup::last_name;
 
