@@ -326,7 +326,13 @@ impl<'g> Resolver<'g> {
         if p.is_self(name) {
             return match g.enclosing_type(scope) {
                 Some(t) => Ok(Step::new(Value::Instance(t), MEMBER, "self")),
-                None => Ok(Step::new(Value::Unknown, 1.0, "")),
+                // Outside a type, a receiver bound like a parameter: TypeScript's
+                // `function (this: Subscriber<T>)`.
+                None => {
+                    Ok(self
+                        .local(scope, name, depth)
+                        .unwrap_or(Step::new(Value::Unknown, 1.0, "")))
+                }
             };
         }
         if p.is_super(name) {
@@ -409,7 +415,19 @@ impl<'g> Resolver<'g> {
         if found.is_empty() {
             return Err(Miss::External);
         }
-        if p.global_fallback || self.has_external_star(node.file) {
+        if self.global_scope(node.file) || self.has_external_star(node.file) {
+            // A JavaScript script sees the globals of other scripts, not modules' names.
+            let found: Vec<Idx> = if p.imports == ImportStyle::JavaScript {
+                found
+                    .into_iter()
+                    .filter(|&c| self.global_scope(g.node(c).file))
+                    .collect()
+            } else {
+                found
+            };
+            if found.is_empty() {
+                return Err(Miss::NotFound);
+            }
             return match self.spread(found, name, false) {
                 Outcome::Resolved(t) => {
                     let (c, s) = (t[0].confidence, t[0].strategy);
@@ -451,6 +469,9 @@ impl<'g> Resolver<'g> {
                 let bindings = self.locals.get(&a).map_or(&[][..], |v| v.as_slice());
                 let mut named = bindings.iter().filter(|l| &*l.name == name);
                 if let Some(first) = named.next() {
+                    if let Some(step) = self.js_variable_scope(a, name) {
+                        return Some(step);
+                    }
                     let local = std::iter::once(first)
                         .chain(named)
                         .find(|l| l.type_text.is_some())
@@ -467,6 +488,30 @@ impl<'g> Resolver<'g> {
             at = n.parent;
         }
         None
+    }
+
+    /// JavaScript: what a variable bound at `scope` means when definitions say more than
+    /// its binding. `const api = { get() {} }` is a namespace of its methods `api.get`; a
+    /// variable beside a same-named definition of its scope means the definition: `var Foo
+    /// = (function () { function Foo() {} return Foo; }())` (compiled classes), TS
+    /// `const E: ECtor` beside `interface E`.
+    fn js_variable_scope(&self, scope: Idx, name: &str) -> Option<Step> {
+        let g = self.g;
+        let n = g.node(scope);
+        let file = g.file(n.file);
+        if file.profile.imports != ImportStyle::JavaScript {
+            return None;
+        }
+        let holder = match n.kind {
+            NodeKind::File => &*file.module,
+            _ => &*n.qn,
+        };
+        let qn = join(holder, name);
+        if g.is_scope(&qn) {
+            return Some(Step::new(Value::Module(qn), SAME_SCOPE, "scope"));
+        }
+        let hits: Vec<Idx> = g.by_qn(&qn).filter(|&h| g.node(h).file == n.file).collect();
+        (!hits.is_empty()).then(|| Step::new(Value::Defs(hits), SAME_SCOPE, "scope"))
     }
 
     /// The value of a variable whose type is written `text` at `scope` (an annotation, or
@@ -624,6 +669,22 @@ impl<'g> Resolver<'g> {
         if !hits.is_empty() {
             return Ok(Step::new(Value::Defs(hits), 1.0, ""));
         }
+        let scope = join(module, name);
+        if g.is_scope(&scope) {
+            return Ok(Step::new(Value::Module(scope), 1.0, ""));
+        }
+        // A typed variable of the module (only JavaScript records them, see `Graph`).
+        for f in g.module_files(module) {
+            let Some(file_node) = g.file(f).node else {
+                continue;
+            };
+            for v in g.fields(file_node, name) {
+                let step = self.type_of(v.node, &v.type_text, depth + 1);
+                if !matches!(step.value, Value::Local) {
+                    return Ok(step);
+                }
+            }
+        }
         let sub = join(module, name);
         if g.module_exists(&sub) {
             return Ok(Step::new(Value::Module(sub), 1.0, ""));
@@ -649,7 +710,7 @@ impl<'g> Resolver<'g> {
                 }
             }
         }
-        if g.module_exists(module) {
+        if g.module_exists(module) || g.is_scope(module) {
             Err(Miss::NotFound)
         } else {
             Ok(Step::new(Value::External, 1.0, ""))
@@ -665,7 +726,13 @@ impl<'g> Resolver<'g> {
             if binding(style, imp).as_deref() == Some(name) && self.visible(imp, scope) {
                 let step = self
                     .import_target(file, imp, depth, true)
-                    .map(|s| Step::new(s.value, IMPORT, "import"));
+                    .map(|s| match s.value {
+                        // An imported variable is no surer than its type.
+                        Value::Instance(_) => {
+                            Step::new(s.value, IMPORT.min(s.confidence), s.strategy)
+                        }
+                        _ => Step::new(s.value, IMPORT, "import"),
+                    });
                 return Some(step);
             }
         }
@@ -888,6 +955,15 @@ impl<'g> Resolver<'g> {
             }
         }
         out
+    }
+
+    /// Whether a bare name found in no scope may still name a definition of another file.
+    /// JavaScript shares globals only between scripts: a file with an `import` or
+    /// `require` is a module, which sees other files' names only through its imports.
+    fn global_scope(&self, file: Idx) -> bool {
+        let f = self.g.file(file);
+        let is_module = f.profile.imports == ImportStyle::JavaScript && !f.imports.is_empty();
+        f.profile.global_fallback && !is_module
     }
 
     /// A `from x import *` whose module is outside the repository makes any name possible.

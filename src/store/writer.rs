@@ -162,9 +162,18 @@ impl<'c> Writer<'c> {
         }
         if self.track_touched {
             self.changes.files.insert(fid);
-            for r in extract.refs.iter().filter(|r| r.kind == RefKind::Import) {
-                self.changes
-                    .add_import(&r.name, r.module.as_deref(), r.alias.as_deref());
+            for r in &extract.refs {
+                match r.kind {
+                    RefKind::Import => {
+                        self.changes
+                            .add_import(&r.name, r.module.as_deref(), r.alias.as_deref())
+                    }
+                    // A typed top-level variable: other files may call through it.
+                    RefKind::Local if r.node == 0 && r.module.is_some() => {
+                        self.changes.add_name(&r.name)
+                    }
+                    _ => {}
+                }
             }
         }
         for (seq, r) in extract.refs.iter().enumerate() {
@@ -198,11 +207,17 @@ impl<'c> Writer<'c> {
                 }
             }
             let mut q = self.conn.prepare_cached(
-                "SELECT name, module, alias FROM refs \
-                 WHERE node_id >= ?1 AND node_id < ?2 AND kind = 'import'",
+                "SELECT name, module, alias, kind FROM refs \
+                 WHERE node_id >= ?1 AND node_id < ?2 AND (kind = 'import' \
+                 OR (kind = 'local' AND node_id = ?1 AND module IS NOT NULL))",
             )?;
             let mut rows = q.query([lo, hi])?;
             while let Some(row) = rows.next()? {
+                if row.get_ref(3)?.as_str()? == RefKind::Local.as_str() {
+                    // A typed top-level variable, as in `add_file`.
+                    self.changes.add_name(row.get_ref(0)?.as_str()?);
+                    continue;
+                }
                 self.changes.add_import(
                     row.get_ref(0)?.as_str()?,
                     row.get_ref(1)?.as_str_or_null()?,
