@@ -6,6 +6,15 @@ mod common;
 use codebase_indexer::model::{NodeKind, RefKind};
 use common::extract::*;
 
+/// Reference sites without the bindings (parameters, locals, fields, values passed), which
+/// `javascript_bindings` covers.
+fn sites(x: &codebase_indexer::model::FileExtract) -> Vec<Ref<'_>> {
+    refs(x)
+        .into_iter()
+        .filter(|r| !matches!(r.1, RefKind::Local | RefKind::Field | RefKind::Reference))
+        .collect()
+}
+
 const JS: &str = r#"import React, { useState as useS } from "react";
 import * as utils from "./utils";
 export { helper as aid } from "./helper";
@@ -155,7 +164,7 @@ fn javascript_references() {
     use RefKind::*;
     let file = "src/app/widgets/index.js";
     assert_eq!(
-        refs(&x),
+        sites(&x),
         vec![
             (file, Import, "default", Some("react"), Some("React"), 1),
             (file, Import, "useState", Some("react"), Some("useS"), 1),
@@ -367,7 +376,7 @@ fn typescript_references() {
     use RefKind::*;
     let file = "src/services/user.ts";
     assert_eq!(
-        refs(&x),
+        sites(&x),
         vec![
             (file, Import, "User", Some("../models"), None, 1),
             (file, Import, "", Some("./db"), Some("db"), 2),
@@ -500,7 +509,7 @@ fn tsx_components_and_jsx_calls() {
     assert_eq!(doc(&x, "components.Button.Button"), Some("The button."));
     use RefKind::*;
     assert_eq!(
-        refs(&x),
+        sites(&x),
         vec![
             (
                 "src/components/Button.tsx",
@@ -587,7 +596,7 @@ interface Emitter {
     );
     use RefKind::*;
     assert_eq!(
-        refs(&x),
+        sites(&x),
         vec![
             ("lib.small.Plain", Decorator, "sealed", None, None, 1),
             (
@@ -640,4 +649,82 @@ fn module_names_follow_the_path() {
     assert_eq!(x.nodes[1].qualified_name, "packages.ui.f");
     let x = run("app.mjs", "function f() {}\n");
     assert_eq!(x.nodes[1].qualified_name, "app.f");
+}
+
+const BINDINGS_TS: &str = r#"import { Repo } from "./repo";
+const { a, b: renamed } = require("./m");
+
+export class Service {
+  private cache: Cache;
+  private items = new Map<string, Item>();
+  maybe?: ns.Box<T> | null;
+  handler = (e: Event) => this.run(e);
+
+  constructor(private repo: Repo, readonly size: number, plain: Other) {
+    this.clock = new Clock();
+  }
+
+  run(input: Input, [first]: Item[], { key }: Opts, cb: (x: Skip) => void, ...rest: any[]) {
+    const made = new ns.Widget<T>();
+    let viaCall = build(), viaMethod = this.make(), cast = input as Typed;
+    for (const item of input) {}
+    try {} catch (err) {}
+    input.each(x => x, this.run, cb);
+  }
+}
+
+export const LIMIT = 10;
+export const shared: Shared = create();
+function free(this: Window, arg = 1) {}
+"#;
+
+#[test]
+fn typescript_bindings_locals_fields_and_values_passed() {
+    let x = run("src/service.ts", BINDINGS_TS);
+    use RefKind::*;
+    let bindings: Vec<_> = refs(&x)
+        .into_iter()
+        .filter(|r| matches!(r.1, Local | Field | Reference))
+        .map(|(node, kind, name, ty, _, line)| (node, kind, name, ty, line))
+        .collect();
+    let class = "service.Service";
+    let ctor = "service.Service.constructor";
+    let run_ = "service.Service.run";
+    let file = "src/service.ts";
+    assert_eq!(
+        bindings,
+        vec![
+            // Class fields with a type or a `new` initializer; the arrow field is a method.
+            (class, Field, "cache", Some("Cache"), 5),
+            (class, Field, "items", Some("Map()"), 6),
+            (class, Field, "maybe", Some("ns.Box"), 7),
+            ("service.Service.handler", Local, "e", Some("Event"), 8),
+            ("service.Service.handler", Reference, "e", None, 8),
+            // Parameter properties are fields too; a plain parameter is only a local.
+            (ctor, Local, "repo", Some("Repo"), 10),
+            (ctor, Field, "this.repo", Some("Repo"), 10),
+            (ctor, Local, "size", None, 10),
+            (ctor, Local, "plain", Some("Other"), 10),
+            (ctor, Field, "this.clock", Some("Clock()"), 11),
+            // Destructured and rest parameters are untyped; function types bind nothing.
+            (run_, Local, "input", Some("Input"), 14),
+            (run_, Local, "first", None, 14),
+            (run_, Local, "key", None, 14),
+            (run_, Local, "cb", None, 14),
+            (run_, Local, "rest", None, 14),
+            (run_, Local, "made", Some("ns.Widget()"), 15),
+            (run_, Local, "viaCall", Some("build()"), 16),
+            (run_, Local, "viaMethod", None, 16),
+            (run_, Local, "cast", Some("Typed"), 16),
+            (run_, Local, "item", None, 17),
+            (run_, Local, "err", None, 18),
+            (run_, Reference, "this.run", None, 19),
+            (run_, Reference, "cb", None, 19),
+            (run_, Local, "x", None, 19),
+            // Top level: no binding for a `require` or a literal constant.
+            (file, Local, "shared", Some("Shared"), 24),
+            ("service.free", Local, "this", Some("Window"), 25),
+            ("service.free", Local, "arg", None, 25),
+        ]
+    );
 }

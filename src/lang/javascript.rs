@@ -17,6 +17,13 @@
 //! re-exports (`export {a} from`, `export * from`), `extends` (Inherits), `implements`
 //! (Implements) and decorators. Module names come from the path (`src/` stripped, `index`
 //! files named by their folder).
+//!
+//! Bindings for resolution: parameters (typed by their TS annotation; constructor parameter
+//! properties are also typed fields), local variables (typed by annotation, `as T`, or the
+//! `new Foo()` / `make()` that produced them; destructured, `for ... of` and `catch` names
+//! untyped, since they still shadow), class fields with a type or a `new` initializer,
+//! `this.x = new Foo()` in methods, and functions passed as arguments (`xs.map(fn)`,
+//! `setTimeout(this.tick)`) as references.
 
 use super::{dotted_module, unquote, Cx, Def, Rules};
 use crate::model::{NodeKind, RawRef, RefKind};
@@ -118,6 +125,38 @@ impl Rules for JavaScript {
             }
             "import_statement" => import_statement(node, cx, out),
             "export_statement" => reexport(node, cx, out),
+            "formal_parameters" => parameters(node, cx, out),
+            "arrow_function" => {
+                // `x => ...`: a single parameter without parentheses.
+                if let Some(p) = node.child_by_field_name("parameter") {
+                    bind_pattern(p, cx, out);
+                }
+            }
+            "variable_declarator" => variable(node, cx, out),
+            "for_in_statement" => {
+                if let Some(left) = node.child_by_field_name("left") {
+                    bind_pattern(left, cx, out);
+                }
+            }
+            "catch_clause" => {
+                if let Some(p) = node.child_by_field_name("parameter") {
+                    bind_pattern(p, cx, out);
+                }
+            }
+            "public_field_definition" | "field_definition" => field(node, cx, out),
+            "assignment_expression" => this_assignment(node, cx, out),
+            "arguments" => {
+                let mut c = node.walk();
+                for arg in node.named_children(&mut c) {
+                    callback(arg, cx, out);
+                }
+            }
+            // `<Button onClick={this.handle} />`
+            "jsx_expression" if node.parent().is_some_and(|p| p.kind() == "jsx_attribute") => {
+                if let Some(value) = node.named_child(0) {
+                    callback(value, cx, out);
+                }
+            }
             _ => {}
         }
         if CLASS_MEMBERS.contains(&kind) {
@@ -710,4 +749,244 @@ fn is_literal(node: Node, depth: u32) -> bool {
             .is_some_and(|a| is_literal(a, depth + 1)),
         _ => false,
     }
+}
+
+/// Parameters bind locals of the function they belong to (anonymous callbacks bind in the
+/// enclosing definition). `constructor(private repo: Repo)` also declares the field `repo`.
+fn parameters(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    // The parameters of a function type (`cb: (s: string) => void`) bind nothing.
+    if node
+        .parent()
+        .is_some_and(|p| matches!(p.kind(), "function_type" | "constructor_type"))
+    {
+        return;
+    }
+    let mut c = node.walk();
+    for p in node.named_children(&mut c) {
+        match p.kind() {
+            "required_parameter" | "optional_parameter" => {
+                let Some(pattern) = p.child_by_field_name("pattern") else {
+                    continue;
+                };
+                let ty = p
+                    .child_by_field_name("type")
+                    .and_then(|t| annotation(t, cx));
+                // `function (this: Subscriber<T>)`: the type of `this` outside a class.
+                if pattern.kind() == "this" {
+                    if ty.is_some() {
+                        out.push(cx.binding(RefKind::Local, "this", ty, pattern));
+                    }
+                    continue;
+                }
+                if pattern.kind() == "identifier" {
+                    let name = cx.text(pattern);
+                    out.push(cx.binding(RefKind::Local, name, ty, pattern));
+                    let property = (0..p.named_child_count()).any(|i| {
+                        p.named_child(i as u32).is_some_and(|m| {
+                            matches!(m.kind(), "accessibility_modifier" | "override_modifier")
+                        })
+                    }) || p.child(0).is_some_and(|k| k.kind() == "readonly");
+                    if property && ty.is_some() {
+                        let field = format!("this.{name}");
+                        out.push(cx.binding(RefKind::Field, &field, ty, pattern));
+                    }
+                } else {
+                    bind_pattern(pattern, cx, out);
+                }
+            }
+            _ => bind_pattern(p, cx, out),
+        }
+    }
+}
+
+/// Every name a binding pattern declares, untyped: `a`, `{a, b: c}`, `[d, ...e]`, `f = 1`.
+fn bind_pattern(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    match node.kind() {
+        "identifier" | "shorthand_property_identifier_pattern" => {
+            out.push(cx.binding(RefKind::Local, cx.text(node), None, node))
+        }
+        "assignment_pattern" | "object_assignment_pattern" => {
+            if let Some(left) = node.child_by_field_name("left") {
+                bind_pattern(left, cx, out);
+            }
+        }
+        "pair_pattern" => {
+            if let Some(value) = node.child_by_field_name("value") {
+                bind_pattern(value, cx, out);
+            }
+        }
+        "object_pattern" | "array_pattern" | "rest_pattern" => {
+            let mut c = node.walk();
+            for child in node.named_children(&mut c) {
+                bind_pattern(child, cx, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `const x: T = ...`, `let x = new Foo()`, `const x = make()`, `const {a, b} = o`. A
+/// declarator that holds a function or class is a definition, and `require()` an import.
+fn variable(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let Some(name) = node.child_by_field_name("name") else {
+        return;
+    };
+    let value = node.child_by_field_name("value");
+    if value.is_some_and(|v| is_require(v, cx)) {
+        return;
+    }
+    if name.kind() != "identifier" {
+        bind_pattern(name, cx, out);
+        return;
+    }
+    if value.is_some_and(|v| FUNCTION_VALUES.contains(&v.kind()) || v.kind() == "class") {
+        return;
+    }
+    // `const MAX = 10` says nothing a resolver could use.
+    if value.is_some_and(|v| is_literal(v, 0)) && is_constant_name(cx.text(name)) {
+        return;
+    }
+    let annotated = node
+        .child_by_field_name("type")
+        .and_then(|t| annotation(t, cx));
+    let ty = match annotated {
+        Some(t) => Some(t.to_string()),
+        None => value.and_then(|v| value_type(v, cx)),
+    };
+    out.push(cx.binding(RefKind::Local, cx.text(name), ty.as_deref(), name));
+}
+
+/// `name: T` or `name = new T()` in a class body: a field of the class with its type.
+/// Fields holding functions are methods, and untyped fields say nothing.
+fn field(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let Some(name) = node
+        .child_by_field_name("name")
+        .or_else(|| node.child_by_field_name("property"))
+    else {
+        return;
+    };
+    let value = node.child_by_field_name("value");
+    if value.is_some_and(|v| FUNCTION_VALUES.contains(&v.kind())) {
+        return;
+    }
+    let ty = match node
+        .child_by_field_name("type")
+        .and_then(|t| annotation(t, cx))
+    {
+        Some(t) => Some(t.to_string()),
+        None => value.and_then(|v| value_type(v, cx)),
+    };
+    if let Some(ty) = ty {
+        out.push(cx.binding(RefKind::Field, name_text(name, cx), Some(&ty), name));
+    }
+}
+
+/// `this.x = new Foo()` (or `= y as Foo`) in a method types the field `x`.
+fn this_assignment(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let Some(left) = node
+        .child_by_field_name("left")
+        .filter(|l| l.kind() == "member_expression")
+    else {
+        return;
+    };
+    if left.child_by_field_name("object").map(|o| o.kind()) != Some("this") {
+        return;
+    }
+    let Some(ty) = node
+        .child_by_field_name("right")
+        .and_then(|r| value_type(r, cx))
+    else {
+        return;
+    };
+    out.push(cx.binding(RefKind::Field, cx.text(left), Some(&ty), left));
+}
+
+/// A function passed as a value: `xs.map(format)`, `setTimeout(this.tick)`. Other member
+/// expressions (`opts.timeout`) are data far more often than functions.
+fn callback(arg: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let is_function = match arg.kind() {
+        "identifier" => true,
+        "member_expression" => arg.child_by_field_name("object").map(|o| o.kind()) == Some("this"),
+        _ => false,
+    };
+    if is_function {
+        out.push(cx.reference(RefKind::Reference, cx.text(arg), arg));
+    }
+}
+
+/// The type a value was built with: `new Foo()` -> `Foo()`, `make()` -> `make()` (what the
+/// call returns), `x as Foo` -> `Foo`.
+fn value_type(value: Node, cx: &Cx) -> Option<String> {
+    match value.kind() {
+        "new_expression" => {
+            let c = value.child_by_field_name("constructor")?;
+            matches!(c.kind(), "identifier" | "member_expression")
+                .then(|| format!("{}()", cx.text(c)))
+        }
+        // Only plain function calls: what a method returns (`map.get(k)`) is rarely of
+        // the receiver's kind, and an external receiver would make the value external.
+        "call_expression" => {
+            let f = value.child_by_field_name("function")?;
+            (f.kind() == "identifier").then(|| format!("{}()", cx.text(f)))
+        }
+        "as_expression" | "satisfies_expression" => {
+            let t = value.named_child(1)?;
+            simple_type(t, cx).map(str::to_string)
+        }
+        "parenthesized_expression" => value_type(value.named_child(0)?, cx),
+        _ => None,
+    }
+}
+
+/// The type named by a `: T` annotation, when it is one named type.
+fn annotation<'a>(node: Node, cx: &Cx<'a>) -> Option<&'a str> {
+    let t = match node.kind() {
+        "type_annotation" | "opting_type_annotation" => node.named_child(0)?,
+        _ => node,
+    };
+    simple_type(t, cx)
+}
+
+/// `Foo`, `ns.Foo`, `Foo<T>` -> `Foo`, `Foo | null` -> `Foo`. Arrays, functions, object
+/// literals and primitive types have no members to resolve.
+fn simple_type<'a>(t: Node, cx: &Cx<'a>) -> Option<&'a str> {
+    match t.kind() {
+        "type_identifier" | "nested_type_identifier" | "identifier" => Some(cx.text(t)),
+        "generic_type" => t.child_by_field_name("name").map(|n| cx.text(n)),
+        "parenthesized_type" => simple_type(t.named_child(0)?, cx),
+        "union_type" => {
+            // `Foo | null | undefined`: the one type that is not nullish.
+            let mut found = None;
+            let mut c = t.walk();
+            for member in t.named_children(&mut c) {
+                if matches!(member.kind(), "literal_type" | "predefined_type") {
+                    let text = cx.text(member);
+                    if matches!(text, "null" | "undefined" | "void") {
+                        continue;
+                    }
+                }
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(simple_type(member, cx)?);
+            }
+            found
+        }
+        _ => None,
+    }
+}
+
+/// `require("m")`, the value of a CommonJS import (recorded as an import, not a local).
+fn is_require(value: Node, cx: &Cx) -> bool {
+    let call = match value.kind() {
+        "call_expression" => value,
+        // `require("m").x`
+        "member_expression" => match value.child_by_field_name("object") {
+            Some(o) if o.kind() == "call_expression" => o,
+            _ => return false,
+        },
+        _ => return false,
+    };
+    call.child_by_field_name("function")
+        .is_some_and(|f| f.kind() == "identifier" && cx.text(f) == "require")
 }

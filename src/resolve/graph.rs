@@ -117,6 +117,11 @@ pub struct Graph {
     /// Files by their last path component (`util.h`).
     by_basename: HashIndex,
     fields: HashMap<(Idx, u64), Vec<Field>>,
+    /// Qualifiers that are no definition or module but hold definitions: the variable of
+    /// a JavaScript object literal whose methods are `api.get`. Maps to a node under it.
+    /// Only JavaScript's: elsewhere such prefixes are types defined in another module
+    /// (a Rust `impl` block, C++ `X::m`), which must keep resolving to the type.
+    scopes: HashIndex,
     /// Base types named by every definition, in file order.
     pub base_refs: Vec<BaseRef>,
     /// Direct base types of each type, filled by `super::hierarchy`.
@@ -142,6 +147,7 @@ impl Graph {
             module_suffixes: HashIndex::default(),
             by_basename: HashIndex::default(),
             fields: HashMap::new(),
+            scopes: HashIndex::default(),
             base_refs: Vec::new(),
             bases: HashMap::new(),
             external_bases: HashSet::new(),
@@ -229,13 +235,31 @@ impl Graph {
         }
         g.by_qn.seal();
         g.by_name.seal();
+        for (i, n) in g.nodes.iter().enumerate() {
+            if n.kind == NodeKind::File
+                || g.files[n.file as usize].profile.imports != lang::ImportStyle::JavaScript
+            {
+                continue;
+            }
+            if let Some((prefix, _)) = n.qn.rsplit_once('.') {
+                if g.by_qn(prefix).next().is_none() && !g.module_exists(prefix) {
+                    g.scopes.push(prefix, i as Idx);
+                }
+            }
+        }
+        g.scopes.seal();
 
         // Imports and member types of every file: re-exports and inherited fields may
         // lead anywhere.
-        let mut q = conn.prepare(
+        // Typed top-level variables too (a file node's ordinal is 0): importers of the
+        // file may call through them.
+        let mut q = conn.prepare(&format!(
             "SELECT node_id, kind, name, module, alias, line FROM refs \
-             WHERE kind IN ('import', 'field', 'inherits', 'implements') ORDER BY node_id, seq",
-        )?;
+             WHERE kind IN ('import', 'field', 'inherits', 'implements') \
+             OR (kind = 'local' AND module IS NOT NULL AND node_id % {} = 0) \
+             ORDER BY node_id, seq",
+            1i64 << ORDINAL_BITS
+        ))?;
         let mut rows = q.query([])?;
         while let Some(r) = rows.next()? {
             let Some(node) = g.node_by_id(r.get(0)?) else {
@@ -256,6 +280,7 @@ impl Graph {
                     });
                 }
                 Some(RefKind::Field) if !module.is_empty() => g.add_field(node, name, module),
+                Some(RefKind::Local) => g.add_module_variable(node, name, module),
                 Some(kind @ (RefKind::Inherits | RefKind::Implements)) => {
                     g.base_refs.push(BaseRef {
                         node,
@@ -309,6 +334,23 @@ impl Graph {
         if let Some(owner) = owner {
             self.fields
                 .entry((owner, hash(field)))
+                .or_default()
+                .push(Field {
+                    type_text: type_text.into(),
+                    node,
+                });
+        }
+    }
+
+    /// A typed top-level variable (`export const store = new Store()`), kept as a field of
+    /// the file node. Only JavaScript's for now: its importers name such variables directly;
+    /// other languages can opt in here.
+    fn add_module_variable(&mut self, node: Idx, name: &str, type_text: &str) {
+        let n = &self.nodes[node as usize];
+        let profile = self.files[n.file as usize].profile;
+        if n.kind == NodeKind::File && profile.imports == lang::ImportStyle::JavaScript {
+            self.fields
+                .entry((node, hash(name)))
                 .or_default()
                 .push(Field {
                     type_text: type_text.into(),
@@ -393,6 +435,16 @@ impl Graph {
         });
         let first = found.next()?;
         found.all(|m| m == first).then_some(first)
+    }
+
+    /// Whether `qn` qualifies definitions without being one or a module (see `scopes`).
+    pub fn is_scope(&self, qn: &str) -> bool {
+        self.scopes.get(qn).any(|i| {
+            self.nodes[i as usize]
+                .qn
+                .rsplit_once('.')
+                .is_some_and(|(p, _)| p == qn)
+        })
     }
 
     /// Files whose module is exactly `module`.

@@ -390,7 +390,13 @@ impl<'g> Resolver<'g> {
         if p.is_self(name) {
             return match g.enclosing_type(scope) {
                 Some(t) => Ok(Step::new(Value::Instance(t), MEMBER, "self")),
-                None => Ok(Step::new(Value::Unknown, 1.0, "")),
+                // Outside a type, a receiver bound like a parameter: TypeScript's
+                // `function (this: Subscriber<T>)`.
+                None => {
+                    Ok(self
+                        .local(scope, name, depth)
+                        .unwrap_or(Step::new(Value::Unknown, 1.0, "")))
+                }
             };
         }
         if p.is_super(name) {
@@ -473,7 +479,19 @@ impl<'g> Resolver<'g> {
         if found.is_empty() {
             return Err(Miss::External);
         }
-        if p.global_fallback || self.has_external_star(node.file) {
+        if self.global_scope(node.file) || self.has_external_star(node.file) {
+            // A JavaScript script sees the globals of other scripts, not modules' names.
+            let found: Vec<Idx> = if p.imports == ImportStyle::JavaScript {
+                found
+                    .into_iter()
+                    .filter(|&c| self.global_scope(g.node(c).file))
+                    .collect()
+            } else {
+                found
+            };
+            if found.is_empty() {
+                return Err(Miss::NotFound);
+            }
             return match self.spread(found, name, false) {
                 Outcome::Resolved(t) => {
                     let (c, s) = (t[0].confidence, t[0].strategy);
@@ -515,6 +533,9 @@ impl<'g> Resolver<'g> {
                 let bindings = self.locals.get(&a).map_or(&[][..], |v| v.as_slice());
                 let mut named = bindings.iter().filter(|l| &*l.name == name);
                 if let Some(first) = named.next() {
+                    if let Some(step) = self.js_variable_scope(a, name) {
+                        return Some(step);
+                    }
                     let local = std::iter::once(first)
                         .chain(named)
                         .find(|l| l.type_text.is_some())
@@ -539,6 +560,30 @@ impl<'g> Resolver<'g> {
         let f = self.g.fields(file_node, name).first()?;
         let step = self.type_of(f.node, &f.type_text, depth + 1);
         (!matches!(step.value, Value::Local)).then_some(step)
+    }
+
+    /// JavaScript: what a variable bound at `scope` means when definitions say more than
+    /// its binding. `const api = { get() {} }` is a namespace of its methods `api.get`; a
+    /// variable beside a same-named definition of its scope means the definition: `var Foo
+    /// = (function () { function Foo() {} return Foo; }())` (compiled classes), TS
+    /// `const E: ECtor` beside `interface E`.
+    fn js_variable_scope(&self, scope: Idx, name: &str) -> Option<Step> {
+        let g = self.g;
+        let n = g.node(scope);
+        let file = g.file(n.file);
+        if file.profile.imports != ImportStyle::JavaScript {
+            return None;
+        }
+        let holder = match n.kind {
+            NodeKind::File => &*file.module,
+            _ => &*n.qn,
+        };
+        let qn = join(holder, name);
+        if g.is_scope(&qn) {
+            return Some(Step::new(Value::Module(qn), SAME_SCOPE, "scope"));
+        }
+        let hits: Vec<Idx> = g.by_qn(&qn).filter(|&h| g.node(h).file == n.file).collect();
+        (!hits.is_empty()).then(|| Step::new(Value::Defs(hits), SAME_SCOPE, "scope"))
     }
 
     /// The value of a variable whose type is written `text` at `scope` (an annotation, or
@@ -690,15 +735,25 @@ impl<'g> Resolver<'g> {
             return Ok(Step::new(Value::Defs(hits), 1.0, ""));
         }
         let sub = join(module, name);
+        if g.is_scope(&sub) {
+            return Ok(Step::new(Value::Module(sub), 1.0, ""));
+        }
+        // A typed variable of the module (`current_app: Flask = ...`, `export const api: Api`).
+        for f in g.module_files(module) {
+            if let Some(step) = g
+                .file(f)
+                .node
+                .and_then(|n| self.module_variable(n, name, depth))
+            {
+                return Ok(step);
+            }
+        }
         if g.module_exists(&sub) {
             return Ok(Step::new(Value::Module(sub), 1.0, ""));
         }
         if depth < MAX_DEPTH {
             for f in g.module_files(module) {
                 let file = g.file(f);
-                if let Some(step) = file.node.and_then(|n| self.module_variable(n, name, depth)) {
-                    return Ok(step);
-                }
                 for imp in &file.imports {
                     if binding(file.profile.imports, imp).as_deref() == Some(name) {
                         if let Ok(step) = self.import_target(f, imp, depth + 1, true) {
@@ -717,7 +772,7 @@ impl<'g> Resolver<'g> {
                 }
             }
         }
-        if g.module_exists(module) {
+        if g.module_exists(module) || g.is_scope(module) {
             Err(Miss::NotFound)
         } else {
             Ok(Step::new(Value::External, 1.0, ""))
@@ -733,7 +788,13 @@ impl<'g> Resolver<'g> {
             if binding(style, imp).as_deref() == Some(name) && self.visible(imp, scope) {
                 let step = self
                     .import_target(file, imp, depth, true)
-                    .map(|s| Step::new(s.value, IMPORT, "import"));
+                    .map(|s| match s.value {
+                        // An imported variable is no surer than its type.
+                        Value::Instance(_) => {
+                            Step::new(s.value, IMPORT.min(s.confidence), s.strategy)
+                        }
+                        _ => Step::new(s.value, IMPORT, "import"),
+                    });
                 return Some(step);
             }
         }
@@ -966,6 +1027,15 @@ impl<'g> Resolver<'g> {
             }
         }
         out
+    }
+
+    /// Whether a bare name found in no scope may still name a definition of another file.
+    /// JavaScript shares globals only between scripts: a file with an `import` or
+    /// `require` is a module, which sees other files' names only through its imports.
+    fn global_scope(&self, file: Idx) -> bool {
+        let f = self.g.file(file);
+        let is_module = f.profile.imports == ImportStyle::JavaScript && !f.imports.is_empty();
+        f.profile.global_fallback && !is_module
     }
 
     /// A `from x import *` whose module is outside the repository makes any name possible.

@@ -81,18 +81,21 @@ impl Tracker {
         facts.insert(module_fact(&module));
         let mut q = conn.prepare_cached(
             "SELECT node_id, kind, name, module, alias FROM refs WHERE node_id >= ?1 \
-             AND node_id < ?2 AND kind IN ('import', 'field', 'inherits', 'implements')",
+             AND node_id < ?2 AND (kind IN ('import', 'field', 'inherits', 'implements') \
+             OR (kind = 'local' AND node_id = ?1 AND module IS NOT NULL))",
         )?;
         let mut rows = q.query([lo, hi])?;
         let mut bases_before = false;
         let mut inherited = Vec::new();
         while let Some(r) = rows.next()? {
-            let owner = qns.get(&r.get::<_, i64>(0)?).map_or("", String::as_str);
+            let node: i64 = r.get(0)?;
+            let owner = qns.get(&node).map_or("", String::as_str);
             let kind = RefKind::parse(r.get_ref(1)?.as_str()?);
             bases_before |= matches!(kind, Some(RefKind::Inherits | RefKind::Implements));
             ref_facts(
                 &mut facts,
                 owner,
+                node == lo,
                 kind,
                 r.get_ref(2)?.as_str()?,
                 r.get_ref(3)?.as_str_or_null()?,
@@ -175,6 +178,7 @@ impl Tracker {
             ref_facts(
                 &mut facts,
                 owner,
+                r.node == 0,
                 Some(r.kind),
                 &r.name,
                 r.module.as_deref(),
@@ -274,6 +278,7 @@ fn def_fact(name: &str, kind: &str, qn: &str) -> Fact {
 fn ref_facts(
     facts: &mut BTreeSet<Fact>,
     owner: &str,
+    owner_is_file: bool,
     kind: Option<RefKind>,
     name: &str,
     module: Option<&str>,
@@ -290,6 +295,13 @@ fn ref_facts(
             for n in [name, alias.unwrap_or(""), module_name] {
                 facts.insert((n.to_string(), fact.clone()));
             }
+        }
+        // A typed top-level variable (JavaScript): importers call through its type.
+        Some(RefKind::Local) if owner_is_file => {
+            facts.insert((
+                name.to_string(),
+                format!("v {name} {}", module.unwrap_or("")),
+            ));
         }
         Some(RefKind::Field) => {
             let field = crate::resolve::last_name(name);
