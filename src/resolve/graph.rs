@@ -119,7 +119,8 @@ pub struct Graph {
     fields: HashMap<(Idx, u64), Vec<Field>>,
     /// Qualifiers that are no definition or module but hold definitions: the variable of
     /// a JavaScript object literal whose methods are `api.get`. Maps to a node under it.
-    /// Only JavaScript's: elsewhere such prefixes are types defined in another module
+    /// Only JavaScript's and Lua-like languages' (a table `M` of `function M.f()`):
+    /// elsewhere such prefixes are types defined in another module
     /// (a Rust `impl` block, C++ `X::m`), which must keep resolving to the type.
     scopes: HashIndex,
     /// Base types named by every definition, in file order.
@@ -236,9 +237,12 @@ impl Graph {
         g.by_qn.seal();
         g.by_name.seal();
         for (i, n) in g.nodes.iter().enumerate() {
-            if n.kind == NodeKind::File
-                || g.files[n.file as usize].profile.imports != lang::ImportStyle::JavaScript
-            {
+            let style = g.files[n.file as usize].profile.imports;
+            let tables = matches!(
+                style,
+                lang::ImportStyle::JavaScript | lang::ImportStyle::Plain
+            );
+            if n.kind == NodeKind::File || !tables {
                 continue;
             }
             if let Some((prefix, _)) = n.qn.rsplit_once('.') {

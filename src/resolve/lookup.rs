@@ -459,6 +459,11 @@ impl<'g> Resolver<'g> {
             let (c, s) = self.locality(&hits, node.file, SAME_PACKAGE, "same_package");
             return Ok(Step::new(Value::Defs(hits), c, s));
         }
+        // A table or object of the file holding functions (`local M = {}; function M.f()`).
+        let table = join(&file.module, name);
+        if g.is_scope(&table) {
+            return Ok(Step::new(Value::Module(table), SAME_SCOPE, "same_file"));
+        }
         if p.nested_namespaces {
             let mut prefix = file.module.as_ref();
             while let Some((outer, _)) = prefix.rsplit_once('.') {
