@@ -760,7 +760,7 @@ impl<'g> Resolver<'g> {
             for f in g.module_files(module) {
                 let file = g.file(f);
                 for imp in &file.imports {
-                    if binding(file.profile.imports, imp).as_deref() == Some(name) {
+                    if binding(file.profile.imports, imp) == Some(name) {
                         if let Ok(step) = self.import_target(f, imp, depth + 1, true) {
                             return Ok(step);
                         }
@@ -790,7 +790,7 @@ impl<'g> Resolver<'g> {
         let f = g.file(file);
         let style = f.profile.imports;
         for imp in &f.imports {
-            if binding(style, imp).as_deref() == Some(name) && self.visible(imp, scope) {
+            if binding(style, imp) == Some(name) && self.visible(imp, scope) {
                 let step = self
                     .import_target(file, imp, depth, true)
                     .map(|s| match s.value {
@@ -1063,14 +1063,14 @@ fn is_star(style: ImportStyle, imp: &Import) -> bool {
 }
 
 /// The local name an import binds, if any.
-pub fn binding(style: ImportStyle, imp: &Import) -> Option<String> {
+pub fn binding(style: ImportStyle, imp: &Import) -> Option<&str> {
     if let Some(alias) = &imp.alias {
-        return (!matches!(&**alias, "_" | ".")).then(|| alias.to_string());
+        return (!matches!(&**alias, "_" | ".")).then_some(&**alias);
     }
     match &*imp.name {
         "*" | "default" => None,
         "" => match style {
-            ImportStyle::Python => imp.module.split('.').next().map(str::to_string),
+            ImportStyle::Python => imp.module.split('.').next(),
             ImportStyle::Go => {
                 let mut parts = imp.module.rsplit('/');
                 let last = parts.next()?;
@@ -1078,12 +1078,16 @@ pub fn binding(style: ImportStyle, imp: &Import) -> Option<String> {
                 let is_version = last.len() > 1
                     && last.starts_with('v')
                     && last[1..].bytes().all(|b| b.is_ascii_digit());
-                Some(if is_version { parts.next()? } else { last }.to_string())
+                if is_version {
+                    parts.next()
+                } else {
+                    Some(last)
+                }
             }
             ImportStyle::Namespace | ImportStyle::Include | ImportStyle::JavaScript => None,
-            ImportStyle::Rust | ImportStyle::Plain => Some(last_name(&imp.module).to_string()),
+            ImportStyle::Rust | ImportStyle::Plain => Some(last_name(&imp.module)),
         },
-        name => Some(last_name(name).to_string()),
+        name => Some(last_name(name)),
     }
 }
 
