@@ -13,6 +13,8 @@ const SHAPE_HPP: &str = r#"#pragma once
 namespace geo {
 class Canvas;
 
+#define GEO_CHECK(x) ((void)(x))
+
 class Shape {
 public:
     virtual ~Shape();
@@ -162,6 +164,9 @@ void Service::run() {
 
 void Service::handle(void (*notify)()) {
     notify();
+    GEO_CHECK(0);
+    Repo copy(notify);
+    copy.save();
 }
 }  // namespace app
 "#;
@@ -391,6 +396,22 @@ fn cpp_parameters_shadow_functions() {
     let handle = "src.app.service.app.Service.handle";
     g.no_edge(handle, "calls", "src.other.other.notify");
     assert_eq!(g.miss(handle, "notify").reason, "local");
+}
+
+#[test]
+fn cpp_macros_and_variables_built_from_arguments() {
+    let g = repo();
+    let handle = "src.app.service.app.Service.handle";
+    // A macro defined inside a namespace is known by its bare name everywhere after it.
+    let e = g.edge(handle, "calls", "include.geo.shape.geo.GEO_CHECK");
+    assert_eq!((e.confidence, e.strategy.as_str()), (0.8, "include"));
+    // `Repo copy(notify);` (which the grammar reads as a function declaration) builds a
+    // `Repo` named `copy`.
+    assert_eq!(at_line(&g, handle, 38), [("calls", "src.app.repo.Repo")]);
+    assert_eq!(
+        at_line(&g, handle, 39),
+        [("calls", "src.app.repo.Repo.save")]
+    );
 }
 
 #[test]

@@ -369,6 +369,8 @@ void Service::run(const geo::Point &origin) {
     c->get();
     d.save();
     std::sort(items_.begin(), items_.end(), &Service::by_name);
+    Lock guard(mutex_);
+    guard.unlock();
 }
 ";
     let ex = run("src/service.cpp", src);
@@ -406,6 +408,11 @@ void Service::run(const geo::Point &origin) {
             (m, Call, "items_.begin", None, None, 21),
             (m, Call, "items_.end", None, None, 21),
             (m, Reference, "Service::by_name", None, None, 21),
+            // Read as a function declaration by the grammar, but a `Lock` built from
+            // `mutex_`.
+            (m, Call, "Lock", None, None, 22),
+            (m, Local, "guard", Some("Lock"), None, 22),
+            (m, Call, "guard.unlock", None, None, 23),
         ]
     );
 }

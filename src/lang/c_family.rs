@@ -11,8 +11,10 @@
 //! the definition it wraps. References: calls (`f()`, `obj.m()`, `p->m()`, `ns::f()`,
 //! `new Foo()`, `Foo f(1)` and `std::make_unique<Foo>()` -> `Foo`), `#include` and `using`
 //! imports, base classes (inherits) and `[[attributes]]` (decorators). Bindings: parameters
-//! and local variables (`Local`, also variables at file or namespace level, which shadow the
-//! same way), C++ data members with a class type (`Field`), each typed by its type's name
+//! and local variables (`Local`, reported where a call first names them as its callee or
+//! receiver, the only uses resolution has for them), variables at file or namespace level
+//! (where declared: they shadow the same way), C++ data members with a class type
+//! (`Field`), each typed by its type's name
 //! in dotted form (`const geo::Point &p` -> `geo.Point`, `std::unique_ptr<Foo>` -> `Foo`,
 //! `auto x = new Foo` -> `Foo`, `auto x = make()` -> `make()`; builtin types give none).
 //! Functions named as values (`Reference`): identifier arguments, `&f`, `&Foo::m`, values
@@ -565,12 +567,16 @@ fn declaration(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
         let Some((name, is_function)) = declarator_name(d) else {
             continue;
         };
-        // `int helper(void);` declares a function, wherever it stands.
-        if name.kind() != "identifier" || is_function {
+        // `int helper(void);` declares a function, wherever it stands; in a body,
+        // `Lock lock(mutex_);` is read as one too, but is a variable built from arguments.
+        let built =
+            is_function && place == Place::Body && declared.is_some() && is_cpp() && built_from(d);
+        if name.kind() != "identifier" || (is_function && !built) {
             continue;
         }
         let value = match d.kind() {
             "init_declarator" => d.child_by_field_name("value"),
+            "function_declarator" => d.child_by_field_name("parameters"),
             _ => node.child_by_field_name("value"),
         };
         let inferred = match value {
@@ -583,7 +589,7 @@ fn declaration(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
             _ => None,
         };
         if let (Some(t), Some(v)) = (type_node, value) {
-            let constructs = matches!(v.kind(), "argument_list" | "initializer_list")
+            let constructs = (built || matches!(v.kind(), "argument_list" | "initializer_list"))
                 && matches!(
                     t.kind(),
                     "type_identifier" | "qualified_identifier" | "template_type"
@@ -601,6 +607,34 @@ fn declaration(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
             out,
         );
     }
+}
+
+/// Whether a function declarator `name(a, b)` in a body is rather a variable built from
+/// arguments: every "parameter" is a bare name, as no real parameter list is.
+fn built_from(d: Node) -> bool {
+    if d.kind() != "function_declarator"
+        || d.child_by_field_name("declarator")
+            .is_none_or(|n| n.kind() != "identifier")
+    {
+        return false;
+    }
+    let Some(params) = d.child_by_field_name("parameters") else {
+        return false;
+    };
+    let mut c = params.walk();
+    let mut any = false;
+    for p in params.named_children(&mut c) {
+        let is_name = p.kind() == "parameter_declaration"
+            && p.child_by_field_name("declarator").is_none()
+            && p.child_by_field_name("type")
+                .is_some_and(|t| t.kind() == "type_identifier")
+            && p.named_child_count() == 1;
+        if !is_name {
+            return false;
+        }
+        any = true;
+    }
+    any
 }
 
 /// The parameters of a function or lambda, typed by their declared types (a function
@@ -699,11 +733,7 @@ fn report_local(callee: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 /// `std::unique_ptr<Cache> cache_;`. (C struct members are only ever called through
 /// function pointers, so their types lead nowhere and they are not reported.)
 fn field_declaration(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-    if !is_cpp()
-        || node
-            .parent()
-            .is_none_or(|p| p.kind() != "field_declaration_list")
-    {
+    if !is_cpp() || !in_class_body(node) {
         return;
     }
     let Some(ty) = node
@@ -720,6 +750,22 @@ fn field_declaration(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
             }
         }
     }
+}
+
+/// Whether a member declaration stands in a class body (possibly inside `#if` blocks).
+fn in_class_body(node: Node) -> bool {
+    let mut p = node.parent();
+    for _ in 0..6 {
+        match p.map(|p| p.kind()) {
+            Some("field_declaration_list") => return true,
+            Some(
+                "preproc_if" | "preproc_ifdef" | "preproc_else" | "preproc_elif"
+                | "preproc_elifdef",
+            ) => p = p.and_then(|p| p.parent()),
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// Identifier arguments may name functions passed as callbacks: `qsort(.., cmp_int)`.

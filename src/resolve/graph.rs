@@ -124,6 +124,9 @@ pub struct Graph {
     /// C and C++ definitions only their own file can see: `static` functions, and the macros,
     /// types and constants of source (not header) files.
     pub file_local: HashSet<Idx>,
+    /// C and C++ macros defined inside a namespace, class or function: the preprocessor
+    /// knows them by their bare name.
+    pub nested_macros: HashSet<Idx>,
 }
 
 impl Graph {
@@ -146,6 +149,7 @@ impl Graph {
             implementation: HashMap::new(),
             included_by: HashMap::new(),
             file_local: HashSet::new(),
+            nested_macros: HashSet::new(),
         };
         let mut q = conn.prepare("SELECT id, path, language, module FROM files ORDER BY id")?;
         let mut rows = q.query([])?;
@@ -276,22 +280,25 @@ impl Graph {
         Ok(g)
     }
 
-    /// Definitions private to a C or C++ source file (see `file_local`).
+    /// Definitions private to a C or C++ source file (see `file_local`) and macros defined
+    /// inside other definitions (see `nested_macros`).
     fn load_file_local(&mut self, conn: &Connection) -> Result<()> {
         if !self.files.iter().any(|f| f.profile.translation_units()) {
             return Ok(());
         }
         let mut q = conn.prepare(
-            "SELECT n.id FROM nodes n JOIN files f ON f.id = n.file_id \
+            "SELECT n.id, n.signature LIKE '#%' FROM nodes n JOIN files f ON f.id = n.file_id \
              WHERE f.language IN ('c', 'cpp') AND n.kind NOT IN ('File', 'Module', 'Method') \
-             AND (n.kind <> 'Function' OR n.signature LIKE 'static%' \
-                  OR n.signature LIKE '#define%')",
+             AND (n.kind <> 'Function' OR n.signature LIKE 'static%' OR n.signature LIKE '#%')",
         )?;
         let mut rows = q.query([])?;
         while let Some(r) = rows.next()? {
             let Some(idx) = self.node_by_id(r.get(0)?) else {
                 continue;
             };
+            if r.get::<_, bool>(1)? && self.local_qn(idx).contains('.') {
+                self.nested_macros.insert(idx);
+            }
             // A header's macros, types and static inline functions are seen by every file
             // that includes it.
             let file = &self.files[self.nodes[idx as usize].file as usize];

@@ -130,11 +130,11 @@ pub struct Resolver<'g> {
     /// The file of the reference being resolved (set by `resolve`).
     caller: Cell<Idx>,
     /// C and C++: what the last file asked about sees through its includes.
-    visible_cache: RefCell<Option<Rc<Visible>>>,
+    visible_cache: RefCell<Option<Rc<Visible<'g>>>>,
 }
 
 /// What a C or C++ file sees through its includes.
-struct Visible {
+struct Visible<'g> {
     file: Idx,
     /// Included files, directly (tier 1) or through other included files (tier 2).
     files: HashMap<Idx, u8>,
@@ -143,7 +143,7 @@ struct Visible {
     implementations: HashMap<Idx, u8>,
     /// Names of the included headers without extension (`workqueue` for
     /// `linux/workqueue.h`): a source file of that name likely implements them.
-    stems: HashSet<Box<str>>,
+    stems: HashSet<&'g str>,
 }
 
 impl<'g> Resolver<'g> {
@@ -285,7 +285,10 @@ impl<'g> Resolver<'g> {
         if member && self.g.file(self.caller.get()).profile.translation_units() {
             let g = self.g;
             let total = found.len();
-            found.retain(|&i| g.node(i).kind == NodeKind::Method);
+            // Nor a constructor: `T::U(..)` for a type `U` of an opaque `T` (a typedef)
+            // constructs `U`, which is not guessed.
+            let constructor = |i: Idx| g.local_qn(i).rsplit('.').nth(1) == Some(name);
+            found.retain(|&i| g.node(i).kind == NodeKind::Method && !constructor(i));
             // A method defined out of line is declared in its class too: count it once.
             let out_of_line = |i: Idx| {
                 g.node(i)
@@ -526,7 +529,9 @@ impl<'g> Resolver<'g> {
                 candidates
                     .iter()
                     .copied()
-                    .filter(|&c| g.local_qn(c) == path)
+                    .filter(|&c| {
+                        g.local_qn(c) == path || (path == name && g.nested_macros.contains(&c))
+                    })
                     .collect()
             })
             .collect();
@@ -687,7 +692,7 @@ impl<'g> Resolver<'g> {
     }
 
     /// The files `file` sees through its includes, computed once per file in a row.
-    fn visible_from(&self, file: Idx) -> Rc<Visible> {
+    fn visible_from(&self, file: Idx) -> Rc<Visible<'g>> {
         if let Some(v) = self
             .visible_cache
             .borrow()
@@ -699,7 +704,7 @@ impl<'g> Resolver<'g> {
         let g = self.g;
         let mut files: HashMap<Idx, u8> = HashMap::new();
         let mut implementations: HashMap<Idx, u8> = HashMap::new();
-        let mut stems: HashSet<Box<str>> = HashSet::new();
+        let mut stems: HashSet<&'g str> = HashSet::new();
         let mut queue: Vec<(Idx, u8)> = vec![(file, 0)];
         // A source file included by others (a unity build) sees what they include.
         for &u in g.included_by.get(&file).map_or(&[][..], |v| v.as_slice()) {
@@ -720,7 +725,7 @@ impl<'g> Resolver<'g> {
                 queue.push((t, tier));
                 let path = &*g.file(t).path;
                 if is_header(path) {
-                    stems.insert(file_stem(path).into());
+                    stems.insert(file_stem(path));
                 }
                 if let Some(&imp) = g.implementation.get(&t) {
                     if imp != file {
