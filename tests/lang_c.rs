@@ -181,23 +181,21 @@ fn c_references() {
     use RefKind::*;
     let f = "src/util/strbuf.c";
     let append = "src.util.strbuf.strbuf_append";
+    let split = "src.util.strbuf.split_lines";
     assert_eq!(
         refs(&ex),
         vec![
             (f, Import, "", Some("stdio.h"), None, 1),
             (f, Import, "", Some("util/strbuf.h"), None, 2),
+            // File-level variables shadow like locals (the constant is a definition).
+            (f, Local, "greeting", None, None, 11),
+            (f, Local, "counter", None, None, 12),
+            // Parameters and locals no call names are not reported.
             (append, Call, "strlen", None, None, 47),
             (append, Call, "realloc", None, None, 48),
             (append, Call, "MAX", None, None, 48),
             (append, Call, "memcpy", None, None, 49),
-            (
-                "src.util.strbuf.split_lines",
-                Call,
-                "strbuf_append",
-                None,
-                None,
-                55
-            ),
+            (split, Call, "strbuf_append", None, None, 55),
         ]
     );
 }
@@ -212,7 +210,12 @@ void run(struct ops *o, struct ops ops) {
 }
 ";
     let ex = run("lib/run.c", src);
-    let calls: Vec<_> = ex.refs.iter().map(|r| (r.kind, r.name.as_str())).collect();
+    let calls: Vec<_> = ex
+        .refs
+        .iter()
+        .filter(|r| r.kind == RefKind::Call)
+        .map(|r| (r.kind, r.name.as_str()))
+        .collect();
     assert_eq!(
         calls,
         vec![
@@ -302,4 +305,57 @@ fn c_never_panics_on_fragments() {
     // Anonymous structs and enums name nothing.
     let ex = run("src/anon.c", "struct { int a; } s;\nenum { A, B };\n");
     assert_eq!(ex.nodes.len(), 1);
+}
+
+#[test]
+fn c_variables_and_functions_passed_as_values() {
+    let src = "\
+static struct ops *g_ops;
+int (*g_hook)(int);
+static const struct file_operations fops = {
+    .open = foo_open,
+    .read = &foo_read,
+    .mode = MODE_X,
+};
+void run(struct ops *o, int (*cb)(int), int n) {
+    struct ops *p = get_ops(), local;
+    int unused = 0;
+    register_cb(cb, my_cb, &other_cb, GFP_KERNEL, n, g_ops);
+    o->ops->start(1);
+    cb(2);
+    cb(3);
+    p->stop();
+    o->handler = on_event;
+}
+";
+    let ex = run("lib/run.c", src);
+    use RefKind::*;
+    let (f, fops, run_) = ("lib/run.c", "lib.run.fops", "lib.run.run");
+    assert_eq!(
+        refs(&ex),
+        vec![
+            // File-level variables, typed by their type's name (a function pointer: none).
+            (f, Local, "g_ops", Some("ops"), None, 1),
+            (f, Local, "g_hook", None, None, 2),
+            // Functions in an initializer; `MODE_X` is a macro.
+            (fops, Reference, "foo_open", None, None, 4),
+            (fops, Reference, "foo_read", None, None, 5),
+            (run_, Call, "get_ops", None, None, 9),
+            (run_, Call, "register_cb", None, None, 11),
+            // Parameters, locals and file-level variables are not references.
+            (run_, Reference, "my_cb", None, None, 11),
+            (run_, Reference, "other_cb", None, None, 11),
+            // A parameter or local is reported (with its own line) where a call first uses
+            // it; `local` and `unused` never are.
+            (run_, Local, "o", Some("ops"), None, 8),
+            (run_, Call, "o->ops->start", None, None, 12),
+            (run_, Local, "cb", None, None, 8),
+            (run_, Call, "cb", None, None, 13),
+            (run_, Call, "cb", None, None, 14),
+            (run_, Local, "p", Some("ops"), None, 9),
+            (run_, Call, "p->stop", None, None, 15),
+            // A callback stored in a member.
+            (run_, Reference, "on_event", None, None, 16),
+        ]
+    );
 }

@@ -248,8 +248,12 @@ fn cpp_references() {
                 29
             ),
             (draw, Call, "Circle", None, None, 46),
+            // Parameters and locals are reported where a call first names them, with the
+            // line of their declaration; `auto *s = new Circle(..)` is a `Circle`.
+            (draw, Local, "canvas", Some("Canvas"), None, 45),
             (draw, Call, "canvas.begin", None, None, 47),
             (draw, Call, "this->render", None, None, 48),
+            (draw, Local, "s", Some("Circle"), None, 46),
             (draw, Call, "s->release", None, None, 49),
             (draw, Call, "geo::detail::clamp", None, None, 50),
             (draw, Call, "std::max", None, None, 51),
@@ -339,4 +343,76 @@ fn cpp_never_panics_on_fragments() {
     let ex = run("src/anon.cpp", "namespace { int f() { return 1; } }\n");
     assert_eq!(ex.nodes.len(), 2);
     assert_eq!(ex.nodes[1].qualified_name, "src.anon.f");
+}
+
+#[test]
+fn cpp_fields_locals_and_references() {
+    let src = "\
+class Service {
+    Repo *repo_;
+    std::unique_ptr<Cache> cache_;
+    std::vector<Item> items_;
+    int count_;
+    void run(const geo::Point &origin);
+};
+
+void Service::run(const geo::Point &origin) {
+    auto a = std::make_shared<Repo>();
+    auto b = make_repo();
+    auto c = new Cache();
+    Repo d(1);
+    for (const Item &item : items_) item.check();
+    auto f = [](Worker &w) { w.work(); };
+    origin.norm();
+    a->save();
+    b->save();
+    c->get();
+    d.save();
+    std::sort(items_.begin(), items_.end(), &Service::by_name);
+    Lock guard(mutex_);
+    guard.unlock();
+}
+";
+    let ex = run("src/service.cpp", src);
+    use RefKind::*;
+    let (class, m) = ("src.service.Service", "src.service.Service.run");
+    assert_eq!(
+        refs(&ex),
+        vec![
+            // Data members with a class type; a smart pointer stands for its object.
+            (class, Field, "repo_", Some("Repo"), None, 2),
+            (class, Field, "cache_", Some("Cache"), None, 3),
+            (class, Field, "items_", Some("std.vector"), None, 4),
+            // `make_shared<Repo>()`, `new Cache()` and `Repo d(1)` construct their class.
+            (m, Call, "std::make_shared", None, None, 10),
+            (m, Call, "Repo", None, None, 10),
+            (m, Call, "make_repo", None, None, 11),
+            (m, Call, "Cache", None, None, 12),
+            (m, Call, "Repo", None, None, 13),
+            (m, Local, "item", Some("Item"), None, 14),
+            (m, Call, "item.check", None, None, 14),
+            (m, Local, "w", Some("Worker"), None, 15),
+            (m, Call, "w.work", None, None, 15),
+            (m, Local, "origin", Some("geo.Point"), None, 9),
+            (m, Call, "origin.norm", None, None, 16),
+            // `auto` takes the type of what the initializer makes, or the factory's name.
+            (m, Local, "a", Some("Repo"), None, 10),
+            (m, Call, "a->save", None, None, 17),
+            (m, Local, "b", Some("make_repo()"), None, 11),
+            (m, Call, "b->save", None, None, 18),
+            (m, Local, "c", Some("Cache"), None, 12),
+            (m, Call, "c->get", None, None, 19),
+            (m, Local, "d", Some("Repo"), None, 13),
+            (m, Call, "d.save", None, None, 20),
+            (m, Call, "std::sort", None, None, 21),
+            (m, Call, "items_.begin", None, None, 21),
+            (m, Call, "items_.end", None, None, 21),
+            (m, Reference, "Service::by_name", None, None, 21),
+            // Read as a function declaration by the grammar, but a `Lock` built from
+            // `mutex_`.
+            (m, Call, "Lock", None, None, 22),
+            (m, Local, "guard", Some("Lock"), None, 22),
+            (m, Call, "guard.unlock", None, None, 23),
+        ]
+    );
 }

@@ -9,18 +9,29 @@
 //! methods (constructors, destructors and operators included); an out-of-class
 //! `void a::B::c() {}` is a method `c` with scope `a.B`. A `template <...>` line belongs to
 //! the definition it wraps. References: calls (`f()`, `obj.m()`, `p->m()`, `ns::f()`,
-//! `new Foo()` -> `Foo`), `#include` and `using` imports, base classes (inherits) and
-//! `[[attributes]]` (decorators). Module names are the dotted path (`src/util/str.c` ->
-//! `src.util.str`).
+//! `new Foo()`, `Foo f(1)` and `std::make_unique<Foo>()` -> `Foo`), `#include` and `using`
+//! imports, base classes (inherits) and `[[attributes]]` (decorators). Bindings: parameters
+//! and local variables (`Local`, reported where a call first names them as its callee or
+//! receiver, the only uses resolution has for them), variables at file or namespace level
+//! (where declared: they shadow the same way), C++ data members with a class type
+//! (`Field`), each typed by its type's name
+//! in dotted form (`const geo::Point &p` -> `geo.Point`, `std::unique_ptr<Foo>` -> `Foo`,
+//! `auto x = new Foo` -> `Foo`, `auto x = make()` -> `make()`; builtin types give none).
+//! Functions named as values (`Reference`): identifier arguments, `&f`, `&Foo::m`, values
+//! of initializer lists (`.open = foo_open`) and of assignments to members. Module names
+//! are the dotted path (`src/util/str.c` -> `src.util.str`).
 
 use super::{dotted_module, unquote, Cx, Def, Rules};
 use crate::model::{NodeKind, RawRef, RefKind};
 use std::cell::RefCell;
+use std::collections::HashSet;
 use tree_sitter::Node;
 
 pub struct CFamily;
 
-thread_local! {
+/// What the walk of one file remembers between nodes (reset by `module_name`).
+#[derive(Default)]
+struct FileState {
     /// Declarator nodes (tree-sitter ids) of typedefs and constant declarations whose
     /// definitions are reported when the walk reaches the declarator itself. Reporting from
     /// the declarator rather than from the declaration keeps `typedef struct S {..} T;` flat
@@ -28,8 +39,33 @@ thread_local! {
     /// `typedef struct S T, *PT;` its own definition. The ids are recorded when the walk visits
     /// the declaration, which in pre-order always comes right before its declarators; this
     /// avoids asking every identifier for its parent (a walk down from the root each time).
-    static PENDING: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+    pending: Vec<usize>,
+    /// The file is C++ (by extension): class members are bound as fields.
+    cpp: bool,
+    /// Parameters and locals bound so far in the function being walked, which ends at
+    /// `function_end`. Only those a call names as its callee or receiver (`cb(x)`,
+    /// `repo->save()`) matter to resolution, so each is reported at the first such call:
+    /// most locals of C code never are, and this keeps their rows out of the database.
+    function_end: usize,
+    locals: Vec<PendingLocal>,
+    /// Variables at file or namespace level (reported where they are declared).
+    file_names: HashSet<String>,
 }
+
+/// A parameter or local not reported yet (see `FileState::locals`).
+struct PendingLocal {
+    name: String,
+    type_text: Option<String>,
+    line: u32,
+    reported: bool,
+}
+
+thread_local! {
+    static STATE: RefCell<FileState> = RefCell::new(FileState::default());
+}
+
+/// C++ source and header extensions (`.h` is parsed as C).
+const CPP_EXTENSIONS: &[&str] = &["cpp", "cc", "cxx", "c++", "hpp", "hxx", "hh", "h++", "ipp"];
 
 impl Rules for CFamily {
     fn definition<'t>(&self, node: Node<'t>, enclosing: NodeKind, cx: &Cx) -> Option<Def<'t>> {
@@ -129,12 +165,79 @@ impl Rules for CFamily {
         match node.kind() {
             "call_expression" => {
                 if let Some(f) = node.child_by_field_name("function") {
+                    report_local(f, cx, out);
                     out.push(cx.reference(RefKind::Call, &callee_name(f, cx), node));
+                    // `std::make_unique<Foo>(..)` constructs a `Foo`.
+                    if let Some(t) = made_type(f, cx) {
+                        out.push(cx.reference(RefKind::Call, &t.replace('.', "::"), node));
+                    }
                 }
             }
             "new_expression" => {
                 if let Some(t) = node.child_by_field_name("type") {
                     out.push(cx.reference(RefKind::Call, &strip_template_args(cx.text(t)), node));
+                }
+            }
+            "declaration" => declaration(node, cx, out),
+            "field_declaration" => field_declaration(node, cx, out),
+            "for_range_loop" => {
+                // `for (Foo &x : xs)`
+                if let Some(d) = node.child_by_field_name("declarator") {
+                    let ty = node
+                        .child_by_field_name("type")
+                        .and_then(|t| type_name(t, cx));
+                    bind(d, ty.as_deref(), cx, out);
+                }
+            }
+            "lambda_expression" => {
+                if let Some(params) = node
+                    .child_by_field_name("declarator")
+                    .and_then(|d| d.child_by_field_name("parameters"))
+                {
+                    parameters(params, cx, out);
+                }
+            }
+            "argument_list" => arguments(node, cx, out),
+            "initializer_list" => {
+                // `{ .open = foo_open, .release = &foo_release }`, `{ handler, 0 }`
+                let mut c = node.walk();
+                for item in node.named_children(&mut c) {
+                    let value = match item.kind() {
+                        "initializer_pair" => item.child_by_field_name("value"),
+                        _ => Some(item),
+                    };
+                    if let Some(v) = value.filter(|v| v.kind() == "identifier") {
+                        function_value(v, cx, out);
+                    }
+                }
+            }
+            "pointer_expression" => {
+                // `&handler`, `&Foo::method`
+                let is_address = node
+                    .child_by_field_name("operator")
+                    .is_some_and(|o| cx.text(o) == "&");
+                if let Some(arg) = node.child_by_field_name("argument").filter(|_| is_address) {
+                    match arg.kind() {
+                        "identifier" => function_value(arg, cx, out),
+                        "qualified_identifier" => out.push(cx.reference(
+                            RefKind::Reference,
+                            &strip_template_args(cx.text(arg)),
+                            arg,
+                        )),
+                        _ => {}
+                    }
+                }
+            }
+            "assignment_expression" => {
+                // `ops->open = foo_open;` registers a callback.
+                let to_member = node
+                    .child_by_field_name("left")
+                    .is_some_and(|l| l.kind() == "field_expression");
+                if let Some(r) = node
+                    .child_by_field_name("right")
+                    .filter(|r| to_member && r.kind() == "identifier")
+                {
+                    function_value(r, cx, out);
                 }
             }
             "preproc_include" => {
@@ -149,7 +252,21 @@ impl Rules for CFamily {
                 }
             }
             "using_declaration" => using_import(node, cx, out),
-            "function_definition" => decorators(node, cx, out),
+            "function_definition" => {
+                decorators(node, cx, out);
+                STATE.with(|s| {
+                    let mut s = s.borrow_mut();
+                    s.function_end = node.end_byte();
+                    s.locals.clear();
+                });
+                if let Some(params) = node
+                    .child_by_field_name("declarator")
+                    .and_then(function_declarator)
+                    .and_then(|d| d.child_by_field_name("parameters"))
+                {
+                    parameters(params, cx, out);
+                }
+            }
             "struct_specifier" | "union_specifier" | "class_specifier" | "enum_specifier" => {
                 decorators(node, cx, out);
                 let mut c = node.walk();
@@ -165,14 +282,22 @@ impl Rules for CFamily {
 
     fn module_name(&self, path: &str, _root: Node, _cx: &Cx) -> String {
         // A new file: nothing from a previous walk on this thread may linger.
-        PENDING.with(|p| p.borrow_mut().clear());
+        let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+        STATE.with(|s| {
+            let mut s = s.borrow_mut();
+            s.pending.clear();
+            s.function_end = 0;
+            s.locals.clear();
+            s.file_names.clear();
+            s.cpp = CPP_EXTENSIONS.iter().any(|e| e.eq_ignore_ascii_case(ext));
+        });
         dotted_module(path, &[], &[])
     }
 }
 
 fn take_pending(id: usize) -> bool {
-    PENDING.with(|p| {
-        let mut p = p.borrow_mut();
+    STATE.with(|s| {
+        let p = &mut s.borrow_mut().pending;
         match p.iter().position(|&x| x == id) {
             Some(i) => {
                 p.swap_remove(i);
@@ -189,10 +314,10 @@ fn register_declarators(decl: Node) {
         .children_by_field_name("declarator", &mut c)
         .map(|d| d.id())
         .collect();
-    PENDING.with(|p| p.borrow_mut().extend(ids));
+    STATE.with(|s| s.borrow_mut().pending.extend(ids));
 }
 
-/// A typedef name or a constant, reported at its declarator (see `PENDING`).
+/// A typedef name or a constant, reported at its declarator (see `FileState::pending`).
 fn declarator_def<'t>(declarator: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
     let decl = declarator.parent()?;
     let (name_node, _) = declarator_name(declarator)?;
@@ -389,6 +514,401 @@ fn bases(clause: Node, cx: &Cx, out: &mut Vec<RawRef>) {
         }
         let name = strip_template_args(cx.text(base));
         out.push(cx.reference(RefKind::Inherits, &name, base));
+    }
+}
+
+/// Where a declaration stands: in a function body (locals) or at file or namespace level.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Body,
+    Global,
+}
+
+/// The place of a declaration whose parent is `parent`, looking through preprocessor
+/// conditionals, labels and `extern "C"`; `None` inside classes, templates and the rest.
+fn placement(parent: Node) -> Option<Place> {
+    let mut p = parent;
+    for _ in 0..6 {
+        match p.kind() {
+            "compound_statement" | "for_statement" | "condition_clause" => {
+                return Some(Place::Body)
+            }
+            "translation_unit" | "declaration_list" => return Some(Place::Global),
+            "preproc_if"
+            | "preproc_ifdef"
+            | "preproc_else"
+            | "preproc_elif"
+            | "preproc_elifdef"
+            | "labeled_statement"
+            | "case_statement"
+            | "linkage_specification" => p = p.parent()?,
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// `Foo *f = make(), g;`, `auto s = new Circle(1);`, `if (auto r = get())`: each declared
+/// variable is a local (in a body) or a file-level variable, typed by the declared type or,
+/// for `auto`, by its initializer. Prototypes and constants (definitions of their own) bind
+/// nothing. `Foo f(1, 2);` and `Foo f{1};` also construct a `Foo` (C++).
+fn declaration(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let Some(place) = node.parent().and_then(placement) else {
+        return;
+    };
+    if place == Place::Global && is_constant_declaration(node, cx) {
+        return;
+    }
+    let type_node = node.child_by_field_name("type");
+    let declared = type_node.and_then(|t| type_name(t, cx));
+    let is_auto = type_node.is_some_and(|t| t.kind() == "placeholder_type_specifier");
+    let mut c = node.walk();
+    for d in node.children_by_field_name("declarator", &mut c) {
+        let Some((name, is_function)) = declarator_name(d) else {
+            continue;
+        };
+        // `int helper(void);` declares a function, wherever it stands; in a body,
+        // `Lock lock(mutex_);` is read as one too, but is a variable built from arguments.
+        let built =
+            is_function && place == Place::Body && declared.is_some() && is_cpp() && built_from(d);
+        if name.kind() != "identifier" || (is_function && !built) {
+            continue;
+        }
+        let value = match d.kind() {
+            "init_declarator" => d.child_by_field_name("value"),
+            "function_declarator" => d.child_by_field_name("parameters"),
+            _ => node.child_by_field_name("value"),
+        };
+        let inferred = match value {
+            Some(v) if is_auto => value_type(v, cx),
+            // `handler_fn h = on_event;`
+            Some(v) if v.kind() == "identifier" => {
+                function_value(v, cx, out);
+                None
+            }
+            _ => None,
+        };
+        if let (Some(t), Some(v)) = (type_node, value) {
+            let constructs = (built || matches!(v.kind(), "argument_list" | "initializer_list"))
+                && matches!(
+                    t.kind(),
+                    "type_identifier" | "qualified_identifier" | "template_type"
+                )
+                && is_cpp();
+            if constructs {
+                out.push(cx.reference(RefKind::Call, &strip_template_args(cx.text(t)), d));
+            }
+        }
+        push_local(
+            name,
+            declared.as_deref().or(inferred.as_deref()),
+            place,
+            cx,
+            out,
+        );
+    }
+}
+
+/// Whether a function declarator `name(a, b)` in a body is rather a variable built from
+/// arguments: every "parameter" is a bare name, as no real parameter list is.
+fn built_from(d: Node) -> bool {
+    if d.kind() != "function_declarator"
+        || d.child_by_field_name("declarator")
+            .is_none_or(|n| n.kind() != "identifier")
+    {
+        return false;
+    }
+    let Some(params) = d.child_by_field_name("parameters") else {
+        return false;
+    };
+    let mut c = params.walk();
+    let mut any = false;
+    for p in params.named_children(&mut c) {
+        let is_name = p.kind() == "parameter_declaration"
+            && p.child_by_field_name("declarator").is_none()
+            && p.child_by_field_name("type")
+                .is_some_and(|t| t.kind() == "type_identifier")
+            && p.named_child_count() == 1;
+        if !is_name {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
+/// The parameters of a function or lambda, typed by their declared types (a function
+/// pointer parameter has none).
+fn parameters(list: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let mut c = list.walk();
+    for p in list.named_children(&mut c) {
+        if !matches!(
+            p.kind(),
+            "parameter_declaration"
+                | "optional_parameter_declaration"
+                | "variadic_parameter_declaration"
+        ) {
+            continue;
+        }
+        let Some((name, is_function)) = p
+            .child_by_field_name("declarator")
+            .and_then(declarator_name)
+        else {
+            continue;
+        };
+        if name.kind() != "identifier" {
+            continue;
+        }
+        let ty = match is_function {
+            true => None,
+            false => p.child_by_field_name("type").and_then(|t| type_name(t, cx)),
+        };
+        push_local(name, ty.as_deref(), Place::Body, cx, out);
+    }
+}
+
+/// A local named by declarator `d` (the variable of a range `for`).
+fn bind(d: Node, ty: Option<&str>, cx: &Cx, out: &mut Vec<RawRef>) {
+    if let Some((name, _)) = declarator_name(d) {
+        if name.kind() == "identifier" {
+            push_local(name, ty, Place::Body, cx, out);
+        }
+    }
+}
+
+/// A variable: reported now at file level, and at its first use as a call's callee or
+/// receiver in a function (see `FileState::locals`).
+fn push_local(name: Node, ty: Option<&str>, place: Place, cx: &Cx, out: &mut Vec<RawRef>) {
+    let text = cx.text(name);
+    STATE.with(|s| {
+        let mut s = s.borrow_mut();
+        match place {
+            Place::Body => s.locals.push(PendingLocal {
+                name: text.to_string(),
+                type_text: ty.map(str::to_string),
+                line: super::line_of(name),
+                reported: false,
+            }),
+            Place::Global => {
+                out.push(cx.binding(RefKind::Local, text, ty, name));
+                s.file_names.insert(text.to_string());
+            }
+        }
+    });
+}
+
+/// Reports the local a call's callee starts with (`cb` of `cb(1)`, `o` of `o->ops->run()`)
+/// the first time a call uses it.
+fn report_local(callee: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let mut head = callee;
+    loop {
+        match head.kind() {
+            "identifier" => break,
+            "field_expression" => match head.child_by_field_name("argument") {
+                Some(a) => head = a,
+                None => return,
+            },
+            _ => return,
+        }
+    }
+    let name = cx.text(head);
+    let at = head.start_byte();
+    STATE.with(|s| {
+        let mut s = s.borrow_mut();
+        if at >= s.function_end {
+            return;
+        }
+        if let Some(local) = s.locals.iter_mut().find(|l| l.name == name) {
+            if !local.reported {
+                local.reported = true;
+                let mut r = cx.binding(RefKind::Local, name, local.type_text.as_deref(), head);
+                r.line = local.line;
+                out.push(r);
+            }
+        }
+    });
+}
+
+/// Data members of a C++ class with a class type: `Repo *repo_;`,
+/// `std::unique_ptr<Cache> cache_;`. (C struct members are only ever called through
+/// function pointers, so their types lead nowhere and they are not reported.)
+fn field_declaration(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    if !is_cpp() || !in_class_body(node) {
+        return;
+    }
+    let Some(ty) = node
+        .child_by_field_name("type")
+        .and_then(|t| type_name(t, cx))
+    else {
+        return;
+    };
+    let mut c = node.walk();
+    for d in node.children_by_field_name("declarator", &mut c) {
+        if let Some((name, false)) = declarator_name(d) {
+            if name.kind() == "field_identifier" {
+                out.push(cx.binding(RefKind::Field, cx.text(name), Some(&ty), name));
+            }
+        }
+    }
+}
+
+/// Whether a member declaration stands in a class body (possibly inside `#if` blocks).
+fn in_class_body(node: Node) -> bool {
+    let mut p = node.parent();
+    for _ in 0..6 {
+        match p.map(|p| p.kind()) {
+            Some("field_declaration_list") => return true,
+            Some(
+                "preproc_if" | "preproc_ifdef" | "preproc_else" | "preproc_elif"
+                | "preproc_elifdef",
+            ) => p = p.and_then(|p| p.parent()),
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Identifier arguments may name functions passed as callbacks: `qsort(.., cmp_int)`.
+fn arguments(list: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let mut c = list.walk();
+    for arg in list.named_children(&mut c) {
+        if arg.kind() == "identifier" {
+            function_value(arg, cx, out);
+        }
+    }
+}
+
+/// An identifier used as a value, reported as a possible function reference unless it is
+/// a variable bound earlier in the function or file, or a macro-style `UPPER_CASE` name.
+fn function_value(ident: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let name = cx.text(ident);
+    // Type keywords are identifiers only where macros confused the parser.
+    const TYPE_WORDS: &[&str] = &[
+        "bool", "char", "const", "double", "float", "int", "long", "short", "signed", "struct",
+        "unsigned", "void",
+    ];
+    if is_macro_name(name) || TYPE_WORDS.contains(&name) {
+        return;
+    }
+    let at = ident.start_byte();
+    let bound = STATE.with(|s| {
+        let s = s.borrow();
+        (at < s.function_end && s.locals.iter().any(|l| l.name == name))
+            || s.file_names.contains(name)
+    });
+    if !bound {
+        out.push(cx.reference(RefKind::Reference, name, ident));
+    }
+}
+
+/// `GFP_KERNEL`, `NULL`, `MAX_LEN`: all caps with at least one letter.
+fn is_macro_name(name: &str) -> bool {
+    name.bytes().any(|b| b.is_ascii_uppercase())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+}
+
+fn is_cpp() -> bool {
+    STATE.with(|s| s.borrow().cpp)
+}
+
+/// The innermost function declarator on the way to a function definition's name: the one
+/// holding its parameters (`int (*pick(int which))(int)` takes `which`).
+fn function_declarator(mut d: Node) -> Option<Node> {
+    let mut found = None;
+    loop {
+        match d.kind() {
+            "function_declarator" => {
+                found = Some(d);
+                d = d.child_by_field_name("declarator")?;
+            }
+            "pointer_declarator"
+            | "reference_declarator"
+            | "parenthesized_declarator"
+            | "attributed_declarator" => {
+                let mut c = d.walk();
+                let inner = d
+                    .named_children(&mut c)
+                    .find(|n| n.kind().ends_with("declarator"));
+                match d.child_by_field_name("declarator").or(inner) {
+                    Some(next) => d = next,
+                    None => return found,
+                }
+            }
+            _ => return found,
+        }
+    }
+}
+
+/// A type reduced to the name of the type it denotes, dotted: `struct ops` -> `ops`,
+/// `geo::Point` -> `geo.Point`, `std::vector<int>` -> `std.vector`, `std::unique_ptr<Foo>`
+/// -> `Foo` (a smart pointer is used like the object). Builtin types, `auto` and
+/// `decltype(..)` have none.
+fn type_name(t: Node, cx: &Cx) -> Option<String> {
+    match t.kind() {
+        "type_identifier" => Some(cx.text(t).to_string()),
+        "struct_specifier" | "union_specifier" | "enum_specifier" | "class_specifier" => {
+            type_name(t.child_by_field_name("name")?, cx)
+        }
+        "qualified_identifier" | "template_type" => {
+            let mut inner = t;
+            while inner.kind() == "qualified_identifier" {
+                inner = inner.child_by_field_name("name")?;
+            }
+            if inner.kind() == "template_type"
+                && matches!(cx.field(inner, "name"), Some("unique_ptr" | "shared_ptr"))
+            {
+                return first_type_argument(inner, cx);
+            }
+            let name = strip_template_args(cx.text(t)).replace("::", ".");
+            Some(name.replace(' ', ""))
+        }
+        _ => None,
+    }
+}
+
+/// The first type argument of `T<A, ..>` as a type name.
+fn first_type_argument(template: Node, cx: &Cx) -> Option<String> {
+    let args = template.child_by_field_name("arguments")?;
+    let mut c = args.walk();
+    let first = args.named_children(&mut c).next()?;
+    type_name(first.child_by_field_name("type")?, cx)
+}
+
+/// The type `std::make_unique<Foo>` / `make_shared<Foo>` makes, given the callee.
+fn made_type(callee: Node, cx: &Cx) -> Option<String> {
+    let mut f = callee;
+    while f.kind() == "qualified_identifier" {
+        f = f.child_by_field_name("name")?;
+    }
+    if f.kind() != "template_function"
+        || !matches!(cx.field(f, "name"), Some("make_unique" | "make_shared"))
+    {
+        return None;
+    }
+    first_type_argument(f, cx)
+}
+
+/// The type of an `auto` variable from its initializer: `new Foo(..)` is a `Foo`,
+/// `make_unique<Foo>()` too; another call gives its callee followed by `()`.
+fn value_type(value: Node, cx: &Cx) -> Option<String> {
+    match value.kind() {
+        "new_expression" => type_name(value.child_by_field_name("type")?, cx),
+        "call_expression" => {
+            let f = value.child_by_field_name("function")?;
+            if let Some(t) = made_type(f, cx) {
+                return Some(t);
+            }
+            match f.kind() {
+                "identifier" | "qualified_identifier" | "template_function" => Some(format!(
+                    "{}()",
+                    strip_template_args(cx.text(f)).replace("::", ".")
+                )),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 

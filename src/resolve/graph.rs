@@ -133,6 +133,20 @@ pub struct Graph {
     pub returns: HashMap<Idx, Box<str>>,
     /// `module` lines of `go.mod` files: (module path, directory).
     pub go_modules: Vec<(String, String)>,
+    /// C and C++: the files each file `#include`s (by file index; empty for other
+    /// languages), filled by `super::includes`.
+    pub includes: Vec<Box<[Idx]>>,
+    /// C and C++: the implementation file beside a header (`util.h` -> `util.c`).
+    pub implementation: HashMap<Idx, Idx>,
+    /// C and C++: the files that include a source (not header) file, as unity builds do
+    /// (`build_policy.c` includes `sched.h`, then `fair.c`).
+    pub included_by: HashMap<Idx, Vec<Idx>>,
+    /// C and C++ definitions only their own file can see: `static` functions, and the macros,
+    /// types and constants of source (not header) files.
+    pub file_local: HashSet<Idx>,
+    /// C and C++ macros defined inside a namespace, class or function: the preprocessor
+    /// knows them by their bare name.
+    pub nested_macros: HashSet<Idx>,
 }
 
 impl Graph {
@@ -154,6 +168,11 @@ impl Graph {
             external_bases: HashSet::new(),
             go_modules: Vec::new(),
             returns: HashMap::new(),
+            includes: Vec::new(),
+            implementation: HashMap::new(),
+            included_by: HashMap::new(),
+            file_local: HashSet::new(),
+            nested_macros: HashSet::new(),
         };
         let mut q = conn.prepare("SELECT id, path, language, module FROM files ORDER BY id")?;
         let mut rows = q.query([])?;
@@ -317,7 +336,37 @@ impl Graph {
                     .push((lang::unquoted(m.trim()).to_string(), dir.to_string()));
             }
         }
+        g.load_file_local(conn)?;
         Ok(g)
+    }
+
+    /// Definitions private to a C or C++ source file (see `file_local`) and macros defined
+    /// inside other definitions (see `nested_macros`).
+    fn load_file_local(&mut self, conn: &Connection) -> Result<()> {
+        if !self.files.iter().any(|f| f.profile.translation_units()) {
+            return Ok(());
+        }
+        let mut q = conn.prepare(
+            "SELECT n.id, n.signature LIKE '#%' FROM nodes n JOIN files f ON f.id = n.file_id \
+             WHERE f.language IN ('c', 'cpp') AND n.kind NOT IN ('File', 'Module', 'Method') \
+             AND (n.kind <> 'Function' OR n.signature LIKE 'static%' OR n.signature LIKE '#%')",
+        )?;
+        let mut rows = q.query([])?;
+        while let Some(r) = rows.next()? {
+            let Some(idx) = self.node_by_id(r.get(0)?) else {
+                continue;
+            };
+            if r.get::<_, bool>(1)? && self.local_qn(idx).contains('.') {
+                self.nested_macros.insert(idx);
+            }
+            // A header's macros, types and static inline functions are seen by every file
+            // that includes it.
+            let file = &self.files[self.nodes[idx as usize].file as usize];
+            if !is_header(&file.path) {
+                self.file_local.insert(idx);
+            }
+        }
+        Ok(())
     }
 
     /// `self.x = ...` inside a method types the enclosing class's field `x`; a field written
@@ -500,13 +549,56 @@ impl Graph {
                     .is_some_and(|p| self.nodes[p as usize].kind.is_type_like());
                 if !parent_is_type {
                     let (prefix, _) = n.qn.rsplit_once('.')?;
-                    return self
+                    let found = self
                         .by_qn(prefix)
                         .find(|&t| self.nodes[t as usize].kind.is_type_like());
+                    // C++: `void Shape::draw() {..}` in shape.cpp belongs to a class that a
+                    // header usually declares, under that header's module prefix.
+                    if found.is_none() && self.files[n.file as usize].profile.translation_units() {
+                        let (path, _) = self.local_qn(idx).rsplit_once('.')?;
+                        return self.type_by_local_qn(n.file, path);
+                    }
+                    return found;
                 }
             }
             idx = n.parent?;
         }
+    }
+
+    /// C and C++: the qualified name inside its file, without the file's module prefix: the
+    /// path of namespaces and classes the language itself sees (`geo.Shape.draw`).
+    pub fn local_qn(&self, idx: Idx) -> &str {
+        let n = &self.nodes[idx as usize];
+        let module = &*self.files[n.file as usize].module;
+        n.qn.strip_prefix(module)
+            .and_then(|rest| rest.strip_prefix('.'))
+            .unwrap_or(&n.qn)
+    }
+
+    /// C and C++: a type whose path inside its file is `path` (`geo.Shape`), preferably in
+    /// `file`, then in a file of the same name (`shape.hpp` for `shape.cpp`).
+    pub fn type_by_local_qn(&self, file: Idx, path: &str) -> Option<Idx> {
+        let name = path.rsplit('.').next().unwrap_or(path);
+        let found: Vec<Idx> = self
+            .by_name(name)
+            .filter(|&t| self.nodes[t as usize].kind.is_type_like() && self.local_qn(t) == path)
+            .collect();
+        let stem = file_stem(&self.files[file as usize].path);
+        found
+            .iter()
+            .find(|&&t| self.nodes[t as usize].file == file)
+            .or_else(|| {
+                found.iter().find(|&&t| {
+                    file_stem(&self.files[self.nodes[t as usize].file as usize].path) == stem
+                })
+            })
+            .or(found.first())
+            .copied()
+    }
+
+    /// The files `file` includes (C and C++).
+    pub fn includes_of(&self, file: Idx) -> &[Idx] {
+        self.includes.get(file as usize).map_or(&[], |v| v)
     }
 
     /// Whether a reference can land on this node (files and namespaces are not targets).
@@ -521,4 +613,24 @@ impl Graph {
     pub fn id_range(file_id: i64) -> (i64, i64) {
         (file_id << ORDINAL_BITS, (file_id + 1) << ORDINAL_BITS)
     }
+}
+
+/// C and C++ headers, by extension.
+pub fn is_header(path: &str) -> bool {
+    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+    ["h", "hh", "hpp", "hxx", "h++", "ipp", "inc", "tcc", "inl"]
+        .iter()
+        .any(|e| e.eq_ignore_ascii_case(ext))
+}
+
+/// Files parsed as C (rather than C++).
+pub fn is_c(path: &str) -> bool {
+    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+    ext.eq_ignore_ascii_case("c") || ext.eq_ignore_ascii_case("h")
+}
+
+/// The file name without folders and extension: `include/linux/list.h` -> `list`.
+pub fn file_stem(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.split_once('.').map_or(name, |(stem, _)| stem)
 }

@@ -8,10 +8,12 @@
 //! language's own names (external), and last, where the language allows it, a definition
 //! anywhere in the repository with that name.
 
-use super::graph::{Graph, Idx, Import};
+use super::graph::{file_stem, is_c, is_header, Graph, Idx, Import};
 use super::lang::{ImportStyle, Profile};
 use crate::model::NodeKind;
-use std::collections::HashMap;
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 pub const SAME_SCOPE: f32 = 0.95;
 pub const SAME_PACKAGE: f32 = 0.9;
@@ -25,6 +27,8 @@ pub const UNIQUE_NAME: f32 = 0.5;
 
 /// How deep re-exports and type inference are followed.
 const MAX_DEPTH: u8 = 6;
+/// At most this many files are visible through the includes of one C or C++ file.
+const MAX_VISIBLE_FILES: usize = 8192;
 
 /// What a step of a reference denotes.
 #[derive(Clone, Debug)]
@@ -123,6 +127,23 @@ pub struct Resolver<'g> {
     fuzzy_limit: usize,
     /// Locals of the file being resolved, by the definition they belong to.
     locals: HashMap<Idx, Vec<Local>>,
+    /// The file of the reference being resolved (set by `resolve`).
+    caller: Cell<Idx>,
+    /// C and C++: what the last file asked about sees through its includes.
+    visible_cache: RefCell<Option<Rc<Visible<'g>>>>,
+}
+
+/// What a C or C++ file sees through its includes.
+struct Visible<'g> {
+    file: Idx,
+    /// Included files, directly (tier 1) or through other included files (tier 2).
+    files: HashMap<Idx, u8>,
+    /// The implementation files beside included headers, at their header's tier: only what
+    /// they share with other files counts (not their `static` functions, macros, types).
+    implementations: HashMap<Idx, u8>,
+    /// Names of the included headers without extension (`workqueue` for
+    /// `linux/workqueue.h`): a source file of that name likely implements them.
+    stems: HashSet<&'g str>,
 }
 
 impl<'g> Resolver<'g> {
@@ -131,12 +152,15 @@ impl<'g> Resolver<'g> {
             g,
             fuzzy_limit,
             locals,
+            caller: Cell::new(0),
+            visible_cache: RefCell::new(None),
         }
     }
 
     /// Resolves a reference written at `scope`. `value_only` marks a name used as a value
     /// (a callback), which is kept only when it names a definition.
     pub fn resolve(&self, scope: Idx, text: &str) -> Outcome {
+        self.caller.set(self.g.node(scope).file);
         let (head, segments) = split_reference(text);
         // `cls()`, `this(...)`: the enclosing type itself; Python's `super()` is a builtin.
         if let (Head::Name, [only]) = (head, segments.as_slice()) {
@@ -250,7 +274,11 @@ impl<'g> Resolver<'g> {
     fn finish(&self, scope: Idx, step: Step, last: &str) -> Outcome {
         match step.value {
             Value::Defs(defs) => {
-                let defs = self.latest_definitions(defs);
+                // In C, struct, union and enum tags and typedef names are never values: a
+                // call or callback named `kthread` is the function, not `struct kthread`.
+                let c = is_c(&self.g.file(self.caller.get()).path);
+                let mut defs = self.latest_definitions(defs);
+                defs.retain(|&d| !(c && self.g.node(d).kind.is_type_like()));
                 if defs.is_empty() {
                     return self.unresolved(Miss::NotFound, last);
                 }
@@ -320,12 +348,42 @@ impl<'g> Resolver<'g> {
     /// A method called on a receiver of unknown type: only its name is known. Only methods
     /// qualify, except where modules are plain tables of functions (Lua, Elixir, shell).
     fn by_name_only(&self, scope: Idx, name: &str) -> Outcome {
+        let mut found = self.candidates(name);
+        // C and C++: `x.f()` / `p->f()` calls a method or, in C, a function pointer held by a
+        // struct; never a free function named like the member.
+        if self.profile_of(scope).translation_units() {
+            let g = self.g;
+            let total = found.len();
+            // Nor a constructor: `T::U(..)` for a type `U` of an opaque `T` (a typedef)
+            // constructs `U`, which is not guessed.
+            let constructor = |i: Idx| g.local_qn(i).rsplit('.').nth(1) == Some(name);
+            found.retain(|&i| g.node(i).kind == NodeKind::Method && !constructor(i));
+            // A method defined out of line is declared in its class too: count it once.
+            let out_of_line = |i: Idx| {
+                g.node(i)
+                    .parent
+                    .is_none_or(|p| !g.node(p).kind.is_type_like())
+            };
+            let defined: HashSet<&str> = found
+                .iter()
+                .filter(|&&i| out_of_line(i))
+                .map(|&i| g.local_qn(i))
+                .collect();
+            found.retain(|&i| out_of_line(i) || !defined.contains(g.local_qn(i)));
+            if found.is_empty() {
+                let miss = if total > 0 {
+                    Miss::Dynamic
+                } else {
+                    Miss::External
+                };
+                return Outcome::Unresolved {
+                    miss,
+                    candidates: total,
+                };
+            }
+        }
         let plain = self.profile_of(scope).imports == ImportStyle::Plain;
-        let found: Vec<Idx> = self
-            .candidates(name)
-            .into_iter()
-            .filter(|&i| plain || self.g.node(i).kind == NodeKind::Method)
-            .collect();
+        found.retain(|&i| plain || self.g.node(i).kind == NodeKind::Method);
         self.spread(found, name, true)
     }
 
@@ -415,9 +473,8 @@ impl<'g> Resolver<'g> {
                 k if k.is_type_like() => {
                     saw_type = true;
                     if p.implicit_members {
-                        let hits = self.class_member(a, name);
-                        if !hits.is_empty() {
-                            return Ok(Step::new(Value::Defs(hits), MEMBER, "member"));
+                        if let Some(step) = self.implicit_member(a, name, depth) {
+                            return Ok(step);
                         }
                     }
                 }
@@ -440,11 +497,13 @@ impl<'g> Resolver<'g> {
         // Methods written outside their type (Go, Rust, C++ `X::m`) see its members too.
         if p.implicit_members && !saw_type {
             if let Some(t) = g.enclosing_type(scope) {
-                let hits = self.class_member(t, name);
-                if !hits.is_empty() {
-                    return Ok(Step::new(Value::Defs(hits), MEMBER, "member"));
+                if let Some(step) = self.implicit_member(t, name, depth) {
+                    return Ok(step);
                 }
             }
+        }
+        if p.translation_units() {
+            return self.translation_unit(scope, name);
         }
         // The file's module (and the package's other files where the language shares it).
         let hits = g.member_qn(&file.module, name);
@@ -510,6 +569,262 @@ impl<'g> Resolver<'g> {
             };
         }
         Err(Miss::NotFound)
+    }
+
+    /// A member of type `t` named by a bare name inside it. In C++ a data member counts too:
+    /// `repo_.save()` in a method means `this->repo_.save()`.
+    fn implicit_member(&self, t: Idx, name: &str, depth: u8) -> Option<Step> {
+        let hits = self.class_member(t, name);
+        if !hits.is_empty() {
+            return Some(Step::new(Value::Defs(hits), MEMBER, "member"));
+        }
+        if self.profile_of(t).translation_units() {
+            return self.field_type(t, name, depth);
+        }
+        None
+    }
+
+    /// C and C++: a bare name that no enclosing definition has. The paths it may mean are
+    /// tried in order: a `using a::name` declaration, the namespaces around `scope` innermost
+    /// first (`a.b.name`, `a.name`, `name`), then `using namespace` directives. Definitions
+    /// with such a path are taken from, most certain first: the same file, the files it
+    /// includes (directly, then through other headers) and the implementations beside
+    /// included headers; the language's own names are external; last come definitions
+    /// anywhere that the linker can join (not `static`, not another source file's macros and
+    /// types), preferably in a source file named like an included header.
+    fn translation_unit(&self, scope: Idx, name: &str) -> Result<Step, Miss> {
+        let g = self.g;
+        let file = g.node(scope).file;
+        let p = g.file(file).profile;
+        let candidates: Vec<Idx> = g
+            .by_name(name)
+            .filter(|&i| g.node(i).kind != NodeKind::File)
+            .collect();
+        let (paths, using) = self.namespace_paths(scope, name);
+        // `using std::max;`: the name is bound to something outside the repository.
+        let bound_outside = using > 0
+            && paths[..using]
+                .iter()
+                .all(|path| candidates.iter().all(|&c| g.local_qn(c) != path));
+        let matches: Vec<Vec<Idx>> = paths
+            .iter()
+            .map(|path| {
+                candidates
+                    .iter()
+                    .copied()
+                    .filter(|&c| {
+                        g.local_qn(c) == path || (path == name && g.nested_macros.contains(&c))
+                    })
+                    .collect()
+            })
+            .collect();
+        for m in &matches {
+            // A namespace is open: any file's block of it stands for all of them.
+            if let Some(&ns) = m.iter().find(|&&c| g.node(c).kind == NodeKind::Module) {
+                return Ok(Step::new(Value::Defs(vec![ns]), SAME_SCOPE, "namespace"));
+            }
+            if let Some(step) = self.in_translation_unit(file, m) {
+                return Ok(step);
+            }
+        }
+        if p.is_builtin(name) || bound_outside {
+            return Ok(Step::new(Value::External, 1.0, "builtin"));
+        }
+        for (m, path) in matches.iter().zip(&paths) {
+            let linkable: Vec<Idx> = m
+                .iter()
+                .copied()
+                .filter(|c| !g.file_local.contains(c))
+                .collect();
+            if !linkable.is_empty() {
+                return self.linked(file, linkable, name, path.contains('.'));
+            }
+        }
+        if candidates.is_empty() {
+            Err(Miss::External)
+        } else {
+            Err(Miss::NotFound)
+        }
+    }
+
+    /// The paths (dotted, without module prefix) a bare C or C++ name may mean at `scope`;
+    /// the first ones, as many as the number returned, come from `using` declarations.
+    fn namespace_paths(&self, scope: Idx, name: &str) -> (Vec<String>, usize) {
+        let g = self.g;
+        let n = g.node(scope);
+        let f = g.file(n.file);
+        let mut paths = Vec::new();
+        let visible = |imp: &Import| !imp.name.is_empty() && self.visible(imp, scope);
+        for imp in f.imports.iter().filter(|i| visible(i)) {
+            if &*imp.name == name {
+                paths.push(join(&imp.module.replace("::", "."), name));
+            }
+        }
+        let using = paths.len();
+        // Inside a function the enclosing namespaces and classes are its qualifier's.
+        let local = match n.kind {
+            NodeKind::File => "",
+            NodeKind::Module => g.local_qn(scope),
+            k if k.is_type_like() => g.local_qn(scope),
+            _ => g.local_qn(scope).rsplit_once('.').map_or("", |(q, _)| q),
+        };
+        let mut prefix = local;
+        loop {
+            paths.push(join(prefix, name));
+            match prefix.rsplit_once('.') {
+                Some((outer, _)) => prefix = outer,
+                None if !prefix.is_empty() => prefix = "",
+                None => break,
+            }
+        }
+        for imp in f.imports.iter().filter(|i| visible(i) && &*i.name == "*") {
+            paths.push(join(&imp.module.replace("::", "."), name));
+        }
+        (paths, using)
+    }
+
+    /// The definitions among `defs` that `file` sees in its translation unit: its own, then
+    /// those of included files.
+    fn in_translation_unit(&self, file: Idx, defs: &[Idx]) -> Option<Step> {
+        if defs.is_empty() {
+            return None;
+        }
+        let g = self.g;
+        let own: Vec<Idx> = defs
+            .iter()
+            .copied()
+            .filter(|&d| g.node(d).file == file)
+            .collect();
+        if !own.is_empty() {
+            return Some(Step::new(Value::Defs(own), SAME_SCOPE, "same_file"));
+        }
+        let visible = self.visible_from(file);
+        let tier_of = |d: &Idx| {
+            let f = g.node(*d).file;
+            visible.files.get(&f).copied().or_else(|| {
+                (!g.file_local.contains(d))
+                    .then(|| visible.implementations.get(&f).copied())
+                    .flatten()
+            })
+        };
+        let best = defs.iter().filter_map(tier_of).min()?;
+        let seen: Vec<Idx> = defs
+            .iter()
+            .copied()
+            .filter(|d| tier_of(d) == Some(best))
+            .collect();
+        let confidence = if best == 1 { IMPORT } else { STAR_IMPORT };
+        Some(Step::new(Value::Defs(seen), confidence, "include"))
+    }
+
+    /// Definitions outside the translation unit that the linker could join to it: one in a
+    /// source file named like an included header, one with a namespace-qualified path,
+    /// otherwise a guess by name.
+    fn linked(&self, file: Idx, defs: Vec<Idx>, name: &str, qualified: bool) -> Result<Step, Miss> {
+        let g = self.g;
+        let visible = self.visible_from(file);
+        let paired: Vec<Idx> = defs
+            .iter()
+            .copied()
+            .filter(|&d| {
+                visible
+                    .stems
+                    .contains(file_stem(&g.file(g.node(d).file).path))
+            })
+            .collect();
+        if paired.len() == 1 {
+            return Ok(Step::new(Value::Defs(paired), INFERRED, "header_pair"));
+        }
+        if qualified && defs.len() == 1 {
+            return Ok(Step::new(Value::Defs(defs), INFERRED, "namespace"));
+        }
+        match self.spread(defs, name, false) {
+            Outcome::Resolved(t) => {
+                let (c, s) = (t[0].confidence, t[0].strategy);
+                let nodes = t.into_iter().map(|t| t.node).collect();
+                Ok(Step::new(Value::Defs(nodes), c, s))
+            }
+            Outcome::Unresolved { miss, .. } => Err(miss),
+        }
+    }
+
+    /// `ns::name` for a C++ namespace `ns` (any of its blocks): definitions with that path
+    /// in any file, the caller's translation unit first.
+    fn namespace_member(&self, ns: Idx, name: &str) -> Result<Step, Miss> {
+        let g = self.g;
+        let path = join(g.local_qn(ns), name);
+        let defs: Vec<Idx> = g
+            .by_name(name)
+            .filter(|&i| g.node(i).kind != NodeKind::File && g.local_qn(i) == path)
+            .collect();
+        if let Some(&inner) = defs.iter().find(|&&d| g.node(d).kind == NodeKind::Module) {
+            return Ok(Step::new(Value::Defs(vec![inner]), 1.0, ""));
+        }
+        let file = self.caller.get();
+        if let Some(step) = self.in_translation_unit(file, &defs) {
+            return Ok(step);
+        }
+        let linkable: Vec<Idx> = defs
+            .into_iter()
+            .filter(|d| !g.file_local.contains(d))
+            .collect();
+        if linkable.is_empty() {
+            return Err(Miss::NotFound);
+        }
+        self.linked(file, linkable, name, true)
+    }
+
+    /// The files `file` sees through its includes, computed once per file in a row.
+    fn visible_from(&self, file: Idx) -> Rc<Visible<'g>> {
+        if let Some(v) = self
+            .visible_cache
+            .borrow()
+            .as_ref()
+            .filter(|v| v.file == file)
+        {
+            return v.clone();
+        }
+        let g = self.g;
+        let mut files: HashMap<Idx, u8> = HashMap::new();
+        let mut implementations: HashMap<Idx, u8> = HashMap::new();
+        let mut stems: HashSet<&'g str> = HashSet::new();
+        let mut queue: Vec<(Idx, u8)> = vec![(file, 0)];
+        // A source file included by others (a unity build) sees what they include.
+        for &u in g.included_by.get(&file).map_or(&[][..], |v| v.as_slice()) {
+            if u != file && files.insert(u, 2).is_none() {
+                queue.push((u, 1));
+            }
+        }
+        let mut i = 0;
+        while i < queue.len() && files.len() < MAX_VISIBLE_FILES {
+            let (f, depth) = queue[i];
+            i += 1;
+            let tier = if depth == 0 { 1 } else { 2 };
+            for &t in g.includes_of(f) {
+                if t == file || files.contains_key(&t) {
+                    continue;
+                }
+                files.insert(t, tier);
+                queue.push((t, tier));
+                let path = &*g.file(t).path;
+                if is_header(path) {
+                    stems.insert(file_stem(path));
+                }
+                if let Some(&imp) = g.implementation.get(&t) {
+                    if imp != file {
+                        implementations.entry(imp).or_insert(tier);
+                    }
+                }
+            }
+        }
+        let v = Rc::new(Visible {
+            file,
+            files,
+            implementations,
+            stems,
+        });
+        *self.visible_cache.borrow_mut() = Some(v.clone());
+        v
     }
 
     /// Same file: most certain; otherwise the given confidence and strategy.
@@ -636,7 +951,10 @@ impl<'g> Resolver<'g> {
         while i < queue.len() && i < 64 {
             let t = queue[i];
             i += 1;
-            let hits = self.g.member_qn(&self.g.node(t).qn, name);
+            let mut hits = self.g.member_qn(&self.g.node(t).qn, name);
+            if self.profile_of(t).translation_units() {
+                hits = self.out_of_class(t, name, hits);
+            }
             if !hits.is_empty() {
                 return hits;
             }
@@ -648,6 +966,38 @@ impl<'g> Resolver<'g> {
             }
         }
         Vec::new()
+    }
+
+    /// C++: the definitions of `class`'s method `name` written outside its body, in any file
+    /// (`void Shape::draw() {..}` in shape.cpp for the class in shape.hpp). They hold the
+    /// code, so they replace the declarations in the class (`in_class`); several classes of
+    /// the same path take the definitions in a file named like the class's own.
+    fn out_of_class(&self, class: Idx, name: &str, in_class: Vec<Idx>) -> Vec<Idx> {
+        let g = self.g;
+        let path = join(g.local_qn(class), name);
+        let defs: Vec<Idx> = g
+            .by_name(name)
+            .filter(|&i| {
+                let n = g.node(i);
+                n.kind == NodeKind::Method
+                    && n.parent.is_none_or(|p| !g.node(p).kind.is_type_like())
+                    && g.local_qn(i) == path
+            })
+            .collect();
+        if defs.is_empty() {
+            return in_class;
+        }
+        let stem = file_stem(&g.file(g.node(class).file).path);
+        let beside: Vec<Idx> = defs
+            .iter()
+            .copied()
+            .filter(|&d| file_stem(&g.file(g.node(d).file).path) == stem)
+            .collect();
+        if beside.is_empty() {
+            defs
+        } else {
+            beside
+        }
     }
 
     /// The declared type of a field `name` of `class` or its bases.
@@ -686,6 +1036,9 @@ impl<'g> Resolver<'g> {
                 let n = g.node(d);
                 if n.kind.is_type_like() {
                     return self.type_member(d, name, depth);
+                }
+                if n.kind == NodeKind::Module && g.file(n.file).profile.translation_units() {
+                    return self.namespace_member(d, name);
                 }
                 if matches!(n.kind, NodeKind::File | NodeKind::Module) {
                     let hits = g.member_qn(&n.qn, name);
@@ -860,6 +1213,29 @@ impl<'g> Resolver<'g> {
                     .collect(),
             )
         };
+        if g.file(file).profile.imports == ImportStyle::Include && !imp.name.is_empty() {
+            // C++ `using ns::name;` (`using namespace ns;` names no definition).
+            if &*imp.name == "*" {
+                return Outcome::Unresolved {
+                    miss: Miss::External,
+                    candidates: 0,
+                };
+            }
+            let text = format!("{}::{}", imp.module, imp.name);
+            return match self.resolve(imp.node, &text) {
+                Outcome::Resolved(targets) => Outcome::Resolved(
+                    targets
+                        .into_iter()
+                        .map(|t| Target {
+                            confidence: t.confidence.min(IMPORT),
+                            strategy: "using",
+                            ..t
+                        })
+                        .collect(),
+                ),
+                other => other,
+            };
+        }
         if g.file(file).profile.imports == ImportStyle::Include {
             return match self.include_target(file, imp) {
                 Some(t) => resolved(g.file(t).node.into_iter().collect(), "include"),
@@ -1009,6 +1385,34 @@ impl<'g> Resolver<'g> {
         let inc = super::lang::unquoted(imp.module.trim_matches(['<', '>']));
         g.file_by_path(&normalize_path(&join_path(dir, inc)))
             .or_else(|| g.file_by_path_suffix(inc))
+    }
+
+    /// The files `file`'s `#include`s name (not its `using` declarations).
+    pub fn include_targets(&self, file: Idx) -> Vec<Idx> {
+        let mut out: Vec<Idx> = self
+            .g
+            .file(file)
+            .imports
+            .iter()
+            .filter(|imp| imp.name.is_empty())
+            .filter_map(|imp| self.include_target(file, imp))
+            .filter(|&t| t != file)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The implementation beside a header: `util.h` -> `util.c` (or `.cc`, `.cpp`, `.cxx`).
+    pub fn implementation_beside(&self, header: Idx) -> Option<Idx> {
+        let path = &*self.g.file(header).path;
+        if !is_header(path) {
+            return None;
+        }
+        let (stem, _) = path.rsplit_once('.')?;
+        ["c", "cc", "cpp", "cxx"]
+            .iter()
+            .find_map(|ext| self.g.file_by_path(&format!("{stem}.{ext}")))
     }
 
     /// Included files and the implementation files beside included headers.

@@ -84,6 +84,7 @@ pub fn resolve(
     opts: &ResolveOptions,
 ) -> Result<ResolveStats> {
     let mut g = Graph::load(conn)?;
+    includes(&mut g);
     hierarchy(&mut g, opts.fuzzy_limit);
     let files: Vec<Idx> = match changes {
         None => {
@@ -171,6 +172,42 @@ pub fn resolve(
     Ok(stats)
 }
 
+/// C and C++: which files each file includes, and the implementation beside each header,
+/// resolved once for the translation-unit lookups of every file.
+fn includes(g: &mut Graph) {
+    if !g.files.iter().any(|f| f.profile.translation_units()) {
+        return;
+    }
+    let (includes, implementation) = {
+        let r = Resolver::new(g, 0, HashMap::new());
+        let mut includes = Vec::with_capacity(g.files.len());
+        let mut implementation = HashMap::new();
+        for (i, f) in g.files.iter().enumerate() {
+            let i = i as Idx;
+            if !f.profile.translation_units() {
+                includes.push(Box::default());
+                continue;
+            }
+            includes.push(r.include_targets(i).into_boxed_slice());
+            if let Some(imp) = r.implementation_beside(i) {
+                implementation.insert(i, imp);
+            }
+        }
+        (includes, implementation)
+    };
+    let mut included_by: HashMap<Idx, Vec<Idx>> = HashMap::new();
+    for (i, targets) in includes.iter().enumerate() {
+        for &t in targets.iter() {
+            if !graph::is_header(&g.file(t).path) {
+                included_by.entry(t).or_default().push(i as Idx);
+            }
+        }
+    }
+    g.includes = includes;
+    g.implementation = implementation;
+    g.included_by = included_by;
+}
+
 /// Resolves the base types of every definition first: member lookups walk the hierarchy.
 fn hierarchy(g: &mut Graph, fuzzy_limit: usize) {
     let mut bases: HashMap<Idx, Vec<Idx>> = HashMap::new();
@@ -215,6 +252,16 @@ fn affected(conn: &Connection, g: &Graph, changes: &Changes) -> Result<Vec<Idx>>
             }
         }
     }
+    // What a C or C++ file defines and includes is seen by every file including it.
+    let included: Vec<Idx> = changes
+        .files
+        .iter()
+        .filter_map(|&fid| g.file_of_id(fid))
+        .filter(|&f| g.file(f).profile.translation_units())
+        .collect();
+    for f in includers(g, &included) {
+        files.insert(g.file(f).id);
+    }
     let mut by_target_name = conn.prepare_cached(
         "SELECT DISTINCT e.source_id >> 19 FROM nodes n JOIN edges e ON e.target_id = n.id \
          WHERE n.name = ?1 AND e.kind <> 'contains'",
@@ -233,6 +280,29 @@ fn affected(conn: &Connection, g: &Graph, changes: &Changes) -> Result<Vec<Idx>>
         .into_iter()
         .filter_map(|id| g.file_of_id(id))
         .collect())
+}
+
+/// The files that include one of `files`, directly or through other files.
+fn includers(g: &Graph, files: &[Idx]) -> Vec<Idx> {
+    if files.is_empty() {
+        return Vec::new();
+    }
+    let mut by_target: HashMap<Idx, Vec<Idx>> = HashMap::new();
+    for (i, targets) in g.includes.iter().enumerate() {
+        for &t in targets.iter() {
+            by_target.entry(t).or_default().push(i as Idx);
+        }
+    }
+    let mut seen: BTreeSet<Idx> = BTreeSet::new();
+    let mut queue = files.to_vec();
+    while let Some(f) = queue.pop() {
+        for &i in by_target.get(&f).map_or(&[][..], |v| v.as_slice()) {
+            if seen.insert(i) {
+                queue.push(i);
+            }
+        }
+    }
+    seen.into_iter().collect()
 }
 
 /// Names of the members of every ancestor of a type.
