@@ -313,10 +313,19 @@ fn go_locals_fields_and_references() {
                 7
             ),
             ("server.Server", Field, "onClose", Some("func()"), None, 8),
-            // A package variable is a local of the file.
+            // A package variable is a local of the file and, typed, a field of it (seen from
+            // the package's other files).
             (
                 "server/server.go",
                 Local,
+                "Default",
+                Some("NewServer()"),
+                None,
+                11
+            ),
+            (
+                "server/server.go",
+                Field,
                 "Default",
                 Some("NewServer()"),
                 None,

@@ -151,13 +151,29 @@ impl Rules for Go {
                     bind_values(left, None, Some(right), cx, out);
                 }
             }
-            "var_spec" => bind_values(
-                node,
-                node.child_by_field_name("type"),
-                node.child_by_field_name("value"),
-                cx,
-                out,
-            ),
+            "var_spec" => {
+                let before = out.len();
+                bind_values(
+                    node,
+                    node.child_by_field_name("type"),
+                    node.child_by_field_name("value"),
+                    cx,
+                    out,
+                );
+                // A typed package variable is also seen from the package's other files
+                // (and as `pkg.Var` from other packages): a Field of the file.
+                if is_package_level(node) {
+                    let vars: Vec<RawRef> = out[before..]
+                        .iter()
+                        .filter(|r| r.module.is_some())
+                        .map(|r| RawRef {
+                            kind: RefKind::Field,
+                            ..r.clone()
+                        })
+                        .collect();
+                    out.extend(vars);
+                }
+            }
             "range_clause" | "receive_statement" => {
                 let declares = node.children(&mut node.walk()).any(|c| c.kind() == ":=");
                 if let Some(left) = node.child_by_field_name("left").filter(|_| declares) {
@@ -295,6 +311,16 @@ fn fields(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     for name in names {
         out.push(cx.binding(RefKind::Field, cx.text(name), Some(ty_text), name));
     }
+}
+
+/// A `var` spec written at the top of the file, alone or in a group.
+fn is_package_level(spec: Node) -> bool {
+    let decl = match spec.parent() {
+        Some(p) if p.kind() == "var_spec_list" => p.parent(),
+        p => p,
+    };
+    decl.and_then(|d| d.parent())
+        .is_some_and(|f| f.kind() == "source_file")
 }
 
 /// The receiver, parameters, named results or type parameters of a function: locals typed
