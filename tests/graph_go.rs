@@ -177,6 +177,10 @@ fn go_repo() -> Graph {
             "package store\n\nfunc openLinux() { sysOpen() }\n",
         ),
         (
+            "store/open_linux_arm64.go",
+            "package store\n\nfunc openArm() { sysOpen() }\n",
+        ),
+        (
             "store/open.go",
             "package store\n\nfunc openAny() { sysOpen() }\n",
         ),
@@ -341,6 +345,8 @@ fn go_platform_variants_are_one_function() {
         g.targets("store.openLinux", "calls"),
         vec!["store.sysOpen#3"]
     );
+    // No variant for linux on arm64: the linux one shares the most.
+    assert_eq!(g.targets("store.openArm", "calls"), vec!["store.sysOpen#3"]);
     // A file for every platform reaches all six variants: more than the fuzzy limit of
     // five, but one function, not an ambiguous name.
     let all = g.targets("store.openAny", "calls");

@@ -19,8 +19,9 @@ impl Resolver<'_> {
     }
 
     /// Of a Go function's per-platform variants, the one in the caller's file when there is
-    /// one (`c.regs()` in `signal_linux_arm.go`), else those built for the platforms the
-    /// caller's file name says (`_linux`, `_arm64`), else all of them.
+    /// one (`c.regs()` in `signal_linux_arm.go`), else those whose file names share the
+    /// caller's operating system and then its architecture (`_linux`, `_arm64`, `_bsd`), else
+    /// all of them.
     pub(super) fn own_variant(&self, scope: Idx, step: Step) -> Step {
         let Value::Defs(defs) = &step.value else {
             return step;
@@ -36,16 +37,11 @@ impl Resolver<'_> {
             .filter(|&d| g.node(d).file == file)
             .collect();
         if own.is_empty() {
-            let wanted: Vec<&str> = go_platforms(&g.file(file).path).collect();
-            if !wanted.is_empty() {
-                own = defs
-                    .iter()
-                    .copied()
-                    .filter(|&d| {
-                        let have: Vec<&str> = go_platforms(&g.file(g.node(d).file).path).collect();
-                        wanted.iter().all(|w| have.contains(w))
-                    })
-                    .collect();
+            let wanted = GoPlatforms::of(&g.file(file).path);
+            let score = |d: Idx| wanted.shared(&GoPlatforms::of(&g.file(g.node(d).file).path));
+            let best = defs.iter().map(|&d| score(d)).max().unwrap_or_default();
+            if best > (false, false) {
+                own = defs.iter().copied().filter(|&d| score(d) == best).collect();
             }
         }
         if own.is_empty() {
@@ -235,53 +231,88 @@ impl Resolver<'_> {
     }
 }
 
-/// Operating systems and architectures in Go file names (`_linux`, `_arm64`, and the
-/// conventional `_mips64x`). Sorted for binary search.
-const GO_PLATFORMS: &[&str] = &[
-    "386",
+/// Operating systems in Go file names (`_linux`), with the conventional groups `_bsd` and
+/// `_unix` standing for theirs. Sorted for binary search.
+const GO_OSES: &[&str] = &[
     "aix",
-    "amd64",
     "android",
-    "arm",
-    "arm64",
+    "bsd",
     "darwin",
     "dragonfly",
     "freebsd",
+    "hurd",
     "illumos",
     "ios",
     "js",
     "linux",
-    "loong64",
-    "mips",
-    "mips64",
-    "mips64le",
-    "mips64x",
-    "mipsle",
-    "mipsx",
     "netbsd",
     "openbsd",
     "plan9",
-    "ppc64",
-    "ppc64le",
-    "ppc64x",
-    "riscv64",
-    "s390x",
     "solaris",
+    "unix",
     "wasip1",
-    "wasm",
     "windows",
+    "zos",
+];
+const GO_BSD: &[&str] = &["darwin", "dragonfly", "freebsd", "netbsd", "openbsd"];
+const GO_UNIX: &[&str] = &[
+    "aix",
+    "android",
+    "darwin",
+    "dragonfly",
+    "freebsd",
+    "hurd",
+    "illumos",
+    "ios",
+    "linux",
+    "netbsd",
+    "openbsd",
+    "solaris",
+];
+
+/// Architectures in Go file names (`_arm64`, and the conventional `_mips64x`). Sorted.
+const GO_ARCHES: &[&str] = &[
+    "386", "amd64", "arm", "arm64", "loong64", "mips", "mips64", "mips64le", "mips64x", "mipsle",
+    "mipsx", "ppc64", "ppc64le", "ppc64x", "riscv64", "s390x", "wasm",
 ];
 
 /// The operating systems and architectures a Go file name is built for
-/// (`signal_linux_mips64x.go` -> linux, mips64x).
-fn go_platforms(path: &str) -> impl Iterator<Item = &str> {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    let stem = name.strip_suffix(".go").unwrap_or(name);
-    let stem = stem.strip_suffix("_test").unwrap_or(stem);
-    // The first part is the file's own name, never a platform.
-    stem.split('_')
-        .skip(1)
-        .filter(|part| GO_PLATFORMS.binary_search(part).is_ok())
+/// (`signal_linux_mips64x.go` -> linux, mips64x; `exec_bsd.go` -> the BSDs).
+#[derive(Debug, Default, PartialEq)]
+struct GoPlatforms<'a> {
+    oses: Vec<&'a str>,
+    arches: Vec<&'a str>,
+}
+
+impl<'a> GoPlatforms<'a> {
+    fn of(path: &'a str) -> Self {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let stem = name.strip_suffix(".go").unwrap_or(name);
+        let stem = stem.strip_suffix("_test").unwrap_or(stem);
+        let mut p = GoPlatforms::default();
+        // The first part is the file's own name, never a platform.
+        for part in stem.split('_').skip(1) {
+            if GO_ARCHES.binary_search(&part).is_ok() {
+                p.arches.push(part);
+            } else if GO_OSES.binary_search(&part).is_ok() {
+                match part {
+                    "bsd" => p.oses.extend(GO_BSD),
+                    "unix" => p.oses.extend(GO_UNIX),
+                    os => p.oses.push(os),
+                }
+            }
+        }
+        p
+    }
+
+    /// Whether `other` is built for one of these operating systems, and for one of these
+    /// architectures.
+    fn shared(&self, other: &GoPlatforms) -> (bool, bool) {
+        (
+            other.oses.iter().any(|o| self.oses.contains(o)),
+            other.arches.iter().any(|a| self.arches.contains(a)),
+        )
+    }
 }
 
 /// A piece of a call chain.
@@ -596,12 +627,28 @@ mod tests {
 
     #[test]
     fn go_file_names_tell_platforms() {
-        let p: Vec<&str> = go_platforms("runtime/signal_linux_mips64x.go").collect();
-        assert_eq!(p, vec!["linux", "mips64x"]);
-        let p: Vec<&str> = go_platforms("os/exec_windows_test.go").collect();
-        assert_eq!(p, vec!["windows"]);
+        let p = GoPlatforms::of("runtime/signal_linux_mips64x.go");
+        assert_eq!((p.oses, p.arches), (vec!["linux"], vec!["mips64x"]));
+        assert_eq!(
+            GoPlatforms::of("os/exec_windows_test.go").oses,
+            vec!["windows"]
+        );
         // The first part is the file's own name: `linux.go` is no platform file.
-        assert_eq!(go_platforms("x/linux.go").count(), 0);
-        assert!(GO_PLATFORMS.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(GoPlatforms::of("x/linux.go"), GoPlatforms::default());
+        // `_bsd` and `_unix` files are written for groups of systems.
+        let bsd = GoPlatforms::of("syscall/syscall_bsd.go");
+        let linux_riscv = GoPlatforms::of("syscall/syscall_linux_riscv64.go");
+        let freebsd = GoPlatforms::of("syscall/types_freebsd.go");
+        assert_eq!(bsd.shared(&linux_riscv), (false, false));
+        assert_eq!(bsd.shared(&freebsd), (true, false));
+        let freebsd_amd64 = GoPlatforms::of("syscall/syscall_freebsd_amd64.go");
+        // The system counts before the architecture.
+        assert!(
+            freebsd_amd64.shared(&freebsd)
+                > freebsd_amd64.shared(&GoPlatforms::of("x_linux_amd64.go"))
+        );
+        for list in [GO_OSES, GO_ARCHES] {
+            assert!(list.windows(2).all(|w| w[0] < w[1]));
+        }
     }
 }
