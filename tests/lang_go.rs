@@ -144,8 +144,12 @@ fn go_references() {
     let x = run("net/http/client.go", CLIENT);
     use RefKind::*;
     let file = "net/http/client.go";
+    let refs: Vec<_> = refs(&x)
+        .into_iter()
+        .filter(|r| matches!(r.1, Import | Inherits | Call))
+        .collect();
     assert_eq!(
-        refs(&x),
+        refs,
         vec![
             (file, Import, "", Some("fmt"), None, 5),
             (file, Import, "", Some("net/http"), Some("nethttp"), 6),
@@ -223,13 +227,149 @@ func (a *After) Run() { Before() }
     assert_eq!(node(&x, "net/http.After.Run").start_line, 11);
     assert_eq!(
         refs(&x),
-        vec![(
-            "net/http.After.Run",
-            RefKind::Call,
-            "Before",
-            None,
-            None,
-            11
-        )]
+        vec![
+            ("net/http.Broken", RefKind::Local, "x", None, None, 6),
+            (
+                "net/http.After.Run",
+                RefKind::Local,
+                "a",
+                Some("*After"),
+                None,
+                11
+            ),
+            (
+                "net/http.After.Run",
+                RefKind::Call,
+                "Before",
+                None,
+                None,
+                11
+            )
+        ]
+    );
+}
+
+const BINDINGS: &str = r#"package server
+
+type Server struct {
+	addr, name string
+	conn       net.Conn
+	*Base
+	log.Logger
+	onClose func()
+}
+
+var Default = NewServer("")
+
+func (s *Server) Serve(h Handler, opts ...Option) (n int, err error) {
+	c := NewConn(s.addr)
+	r, err := pkg.Open(1)
+	var d Dialer
+	var e, f = &Endpoint{}, new(pkg.Frame)
+	g := x.(*Guard)
+	for k, v := range xs {
+	}
+	switch w := h.(type) {
+	}
+	select {
+	case m, ok := <-ch:
+	}
+	q := Queue[int]{}
+	run := func(job *Job) {}
+	http.HandleFunc("/", s.handle, nil, helper, cfg.Name)
+	_ = []int{1}
+	return 0, nil
+}
+
+func plain[T Handler](t T) {
+	var anon struct{ inner *Inner }
+}
+"#;
+
+#[test]
+fn go_locals_fields_and_references() {
+    let x = run("server/server.go", BINDINGS);
+    assert!(!x.has_errors);
+    use RefKind::*;
+    let serve = "server.Server.Serve";
+    let bindings: Vec<_> = refs(&x)
+        .into_iter()
+        .filter(|r| matches!(r.1, Local | Field | Reference) || r.2 == "Queue")
+        .collect();
+    assert_eq!(
+        bindings,
+        vec![
+            ("server.Server", Field, "addr", Some("string"), None, 4),
+            ("server.Server", Field, "name", Some("string"), None, 4),
+            ("server.Server", Field, "conn", Some("net.Conn"), None, 5),
+            // Embedded fields are named by their type.
+            ("server.Server", Field, "Base", Some("Base"), None, 6),
+            (
+                "server.Server",
+                Field,
+                "Logger",
+                Some("log.Logger"),
+                None,
+                7
+            ),
+            ("server.Server", Field, "onClose", Some("func()"), None, 8),
+            // A package variable is a local of the file and, typed, a field of it (seen from
+            // the package's other files).
+            (
+                "server/server.go",
+                Local,
+                "Default",
+                Some("NewServer()"),
+                None,
+                11
+            ),
+            (
+                "server/server.go",
+                Field,
+                "Default",
+                Some("NewServer()"),
+                None,
+                11
+            ),
+            (serve, Local, "s", Some("*Server"), None, 13),
+            (serve, Local, "h", Some("Handler"), None, 13),
+            // Variadic parameters are slices.
+            (serve, Local, "opts", None, None, 13),
+            (serve, Local, "n", Some("int"), None, 13),
+            (serve, Local, "err", Some("error"), None, 13),
+            (serve, Local, "c", Some("NewConn()"), None, 14),
+            (serve, Reference, "s.addr", None, None, 14),
+            // One call for two names: the first takes its first result.
+            (serve, Local, "r", Some("pkg.Open()"), None, 15),
+            (serve, Local, "err", Some("error"), None, 15),
+            (serve, Local, "d", Some("Dialer"), None, 16),
+            (serve, Local, "e", Some("Endpoint"), None, 17),
+            (serve, Local, "f", Some("*pkg.Frame"), None, 17),
+            (serve, Local, "g", Some("*Guard"), None, 18),
+            (serve, Local, "k", None, None, 19),
+            (serve, Local, "v", None, None, 19),
+            (serve, Local, "w", None, None, 21),
+            (serve, Local, "m", None, None, 24),
+            (serve, Local, "ok", None, None, 24),
+            (serve, Local, "q", Some("Queue"), None, 26),
+            // A composite literal instantiates its type.
+            (serve, Call, "Queue", None, None, 26),
+            (serve, Local, "run", None, None, 27),
+            (serve, Local, "job", Some("*Job"), None, 27),
+            (serve, Reference, "s.handle", None, None, 28),
+            (serve, Reference, "helper", None, None, 28),
+            (serve, Reference, "cfg.Name", None, None, 28),
+            // A type parameter stands for its constraint.
+            ("server.plain", Local, "T", Some("Handler"), None, 33),
+            ("server.plain", Local, "t", Some("T"), None, 33),
+            (
+                "server.plain",
+                Local,
+                "anon",
+                Some("struct{ inner *Inner }"),
+                None,
+                34
+            ),
+        ]
     );
 }

@@ -249,8 +249,12 @@ fn rust_references_of_every_kind() {
     let ex = run("src/runtime/builder.rs", BUILDER);
     use RefKind::*;
     let m = "src/runtime/builder.rs";
+    let refs: Vec<_> = refs(&ex)
+        .into_iter()
+        .filter(|r| !matches!(r.1, Local | Field | Reference))
+        .collect();
     assert_eq!(
-        refs(&ex),
+        refs,
         vec![
             (m, Import, "HashMap", Some("std::collections"), None, 3),
             // `self` in a use list imports the list's own path.
@@ -323,6 +327,15 @@ fn rust_references_of_every_kind() {
                 None,
                 51
             ),
+            // A struct literal instantiates its type.
+            (
+                "runtime.builder.Builder.with_workers",
+                Call,
+                "Builder",
+                None,
+                None,
+                52
+            ),
             (
                 "runtime.builder.Builder.with_workers",
                 Call,
@@ -331,8 +344,9 @@ fn rust_references_of_every_kind() {
                 None,
                 52
             ),
-            // An `impl Trait for T` block is not stored, so its trait attaches to the file.
-            (m, Implements, "Build", None, None, 56),
+            // An `impl Trait for T` block is not stored, so its trait attaches to the file,
+            // naming the implementing type.
+            (m, Implements, "Build", Some("Builder"), None, 56),
             (
                 "runtime.builder.Builder.build",
                 Call,
@@ -387,8 +401,98 @@ fn rust_references_of_every_kind() {
             ("runtime.builder.main", Call, "run", None, None, 84),
         ]
     );
-    // A struct literal is not a call.
-    assert!(ex.refs.iter().all(|r| r.name != "Builder"));
+}
+
+const BINDINGS: &str = r#"pub struct Pool {
+    inner: Arc<Inner>,
+    pub(crate) size: usize,
+}
+
+struct Id(u64, pub Name);
+
+enum Event {
+    Data { len: usize },
+}
+
+impl Pool {
+    fn run<R: Read + Send, 'a>(&self, mut reader: R, (a, b): (u8, u8), f: impl Fn(u8)) -> Self
+    where
+        W: Write,
+    {
+        let conn = Conn::open(1)?;
+        let mut sock = self.connect().await.unwrap();
+        let cfg: Config = load();
+        let Pair { left, right: ref mut r } = pair;
+        let p = Pool { size: 1, inner };
+        let shared = Arc::new(Shared::new());
+        let list = Vec::<u8>::new();
+        let chained = make().build();
+        if let Some(v) = opt {}
+        while let Ok(msg) = rx.recv() {}
+        for (i, _) in xs {}
+        match event {
+            Some(x) => {}
+            None => {}
+        }
+        let cb = |n, m: u8| n;
+        jobs.map(Self::convert).for_each(drop);
+        spawn(worker, MAX_JOBS, self.size);
+    }
+}
+"#;
+
+#[test]
+fn rust_locals_fields_and_references() {
+    let ex = run("src/pool.rs", BINDINGS);
+    assert!(!ex.has_errors);
+    use RefKind::*;
+    let f = "pool.Pool.run";
+    let bindings: Vec<_> = refs(&ex)
+        .into_iter()
+        .filter(|r| matches!(r.1, Local | Field | Reference) || r.2 == "Pool")
+        .collect();
+    assert_eq!(
+        bindings,
+        vec![
+            ("pool.Pool", Field, "inner", Some("Arc<Inner>"), None, 2),
+            ("pool.Pool", Field, "size", Some("usize"), None, 3),
+            // Tuple fields are named by position; enum variant fields are no fields.
+            ("pool.Id", Field, "0", Some("u64"), None, 6),
+            ("pool.Id", Field, "1", Some("Name"), None, 6),
+            // Type parameters stand for their first bound; `&self` is the receiver.
+            (f, Local, "R", Some("Read"), None, 13),
+            (f, Local, "reader", Some("R"), None, 13),
+            (f, Local, "a", None, None, 13),
+            (f, Local, "b", None, None, 13),
+            (f, Local, "f", Some("impl Fn(u8)"), None, 13),
+            (f, Local, "W", Some("Write"), None, 15),
+            // `?` and `.unwrap()` unwrap what the call returns; `.await` changes nothing.
+            (f, Local, "conn", Some("Conn::open()?"), None, 17),
+            (f, Local, "sock", Some("self.connect()?"), None, 18),
+            (f, Local, "cfg", Some("Config"), None, 19),
+            (f, Local, "left", None, None, 20),
+            (f, Local, "r", None, None, 20),
+            (f, Local, "p", Some("Pool"), None, 21),
+            (f, Call, "Pool", None, None, 21),
+            // A smart pointer is used as what it holds.
+            (f, Local, "shared", Some("Shared::new()"), None, 22),
+            // Type arguments say nothing usable; a chain is kept without its arguments.
+            (f, Local, "list", None, None, 23),
+            (f, Local, "chained", Some("make().build()"), None, 24),
+            (f, Local, "v", None, None, 25),
+            (f, Local, "msg", None, None, 26),
+            (f, Local, "i", None, None, 27),
+            // `None` is a variant, not a binding.
+            (f, Local, "x", None, None, 29),
+            (f, Local, "cb", None, None, 32),
+            (f, Local, "n", None, None, 32),
+            (f, Local, "m", Some("u8"), None, 32),
+            (f, Reference, "Self::convert", None, None, 33),
+            (f, Reference, "drop", None, None, 33),
+            // Constants and field values are not functions passed along.
+            (f, Reference, "worker", None, None, 34),
+        ]
+    );
 }
 
 #[test]
@@ -469,6 +573,10 @@ fn rust_module_names_follow_the_path() {
     assert_eq!(q("src/runtime/mod.rs"), "runtime.f");
     assert_eq!(q("src/net/tcp/main.rs"), "net.tcp.f");
     assert_eq!(q("benches/speed.rs"), "benches.speed.f");
+    // A crate root is the empty module `crate::` names; a nested crate keeps its path.
+    assert_eq!(q("src/lib.rs"), "f");
+    assert_eq!(q("src/main.rs"), "f");
+    assert_eq!(q("tokio-util/src/lib.rs"), "tokio-util.src.f");
 }
 
 #[test]

@@ -353,6 +353,55 @@ pub fn dotted_module(path: &str, strip_prefixes: &[&str], index_names: &[&str]) 
     parts.join(".")
 }
 
+/// A callee written as a chain of names and calls, with the calls' arguments dropped:
+/// `s.conn(addr).peer` -> `s.conn().peer`, `Builder::new(x)?.build` -> `Builder::new()?.build`.
+/// `None` for anything else (operators, literals, closures), or when longer than `max`.
+pub fn call_chain(text: &str, max: usize) -> Option<String> {
+    let b = text.as_bytes();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'(' | b'[' => {
+                let close = if c == b'(' { b')' } else { b']' };
+                let mut depth = 0usize;
+                let mut j = i;
+                loop {
+                    match b.get(j)? {
+                        x if *x == c => depth += 1,
+                        x if *x == close => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                out.push(c as char);
+                out.push(close as char);
+                i = j + 1;
+            }
+            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+            b'.' | b':' | b'?' | b'_' | b'<' | b'>' | b',' => {
+                out.push(c as char);
+                i += 1;
+            }
+            c if c.is_ascii_alphanumeric() => {
+                out.push(c as char);
+                i += 1;
+            }
+            _ => return None,
+        }
+        if out.len() > max {
+            return None;
+        }
+    }
+    (!out.is_empty() && !out.starts_with('(')).then_some(out)
+}
+
 /// What a language tells the shared traversal about single syntax nodes.
 pub trait Rules {
     /// If `node` defines something, describe it. `enclosing` is the kind of the innermost

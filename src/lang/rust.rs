@@ -4,12 +4,20 @@
 //! `macro_rules!` macros (functions). `impl T` / `impl Trait for T` blocks only name a scope,
 //! so methods are qualified as `module.T.method`. `#[...]` attributes are part of the
 //! signature and reported as decorators; `///` comments above them are the docs.
-//! References: calls (`foo()`, `self.bar()`, `Foo::new()`), macro invocations (`name!`),
-//! `use` / `extern crate` imports (use trees expanded into one import per item), supertraits
-//! (inherits) and implemented traits (implements). Module names come from the path under
-//! `src/` (`src/runtime/builder.rs` -> `runtime.builder`, `mod.rs` dropped).
+//! References: calls (`foo()`, `self.bar()`, `Foo::new()`, and a struct literal `Foo { .. }`
+//! as a call of its type), macro invocations (`name!`), `use` / `extern crate` imports (use
+//! trees expanded into one import per item), supertraits (inherits) and implemented traits
+//! (implements, with the implementing type as `module`), functions passed as arguments
+//! (Reference: `map(Self::convert)`), struct fields with their types (Field; tuple fields
+//! are `0`, `1`, ...), and the locals of a function (Local): parameters, type parameters
+//! typed by their first bound, `let` bindings typed as written or by their value
+//! (`Foo::new()`, `open()?`, `Foo { .. }`, `Arc::new(Foo::new())`), and the untyped
+//! bindings of closures, `for`, `if let` / `while let` and `match` patterns.
+//! Module names come from the path under `src/` (`src/runtime/builder.rs` ->
+//! `runtime.builder`, `mod.rs` dropped); a crate root (`src/lib.rs`, `src/main.rs`) is the
+//! empty module, as `crate::` names it.
 
-use super::{dotted_module, Cx, Def, Rules};
+use super::{call_chain, dotted_module, Cx, Def, Rules};
 use crate::model::{NodeKind, RawRef, RefKind};
 use tree_sitter::Node;
 
@@ -110,7 +118,92 @@ impl Rules for Rust {
             }
             "impl_item" => {
                 if let Some(t) = node.child_by_field_name("trait") {
-                    out.push(cx.reference(RefKind::Implements, &type_path(t, cx), t));
+                    // The impl block is no stored node: the implementing type goes along.
+                    let mut r = cx.reference(RefKind::Implements, &type_path(t, cx), t);
+                    let ty = node.child_by_field_name("type").map(|ty| type_name(ty, cx));
+                    r.module = ty.filter(|ty| !ty.is_empty());
+                    out.push(r);
+                }
+            }
+            // `Foo { a: 1 }`, `Self { .. }`: an instantiation of the type.
+            "struct_expression" => {
+                if let Some(name) = node.child_by_field_name("name") {
+                    let name = match name.kind() {
+                        "generic_type_with_turbofish" => {
+                            name.child_by_field_name("type").unwrap_or(name)
+                        }
+                        _ => name,
+                    };
+                    out.push(cx.reference(RefKind::Call, cx.text(name), node));
+                }
+            }
+            "field_declaration" => {
+                let in_struct = node
+                    .parent()
+                    .and_then(|l| l.parent())
+                    .is_some_and(|s| matches!(s.kind(), "struct_item" | "union_item"));
+                if let (true, Some(name), Some(ty)) = (
+                    in_struct,
+                    node.child_by_field_name("name"),
+                    node.child_by_field_name("type"),
+                ) {
+                    out.push(cx.binding(RefKind::Field, cx.text(name), Some(cx.text(ty)), name));
+                }
+            }
+            // Tuple struct fields are named by position: `self.0`.
+            "ordered_field_declaration_list"
+                if node.parent().is_some_and(|p| p.kind() == "struct_item") =>
+            {
+                let mut c = node.walk();
+                for (i, ty) in node.children_by_field_name("type", &mut c).enumerate() {
+                    let name = i.to_string();
+                    out.push(cx.binding(RefKind::Field, &name, Some(cx.text(ty)), ty));
+                }
+            }
+            "parameters" | "closure_parameters" => parameters(node, cx, out),
+            // Type parameters of a function (not of an impl block, which is no node) stand
+            // for their first trait bound: `fn f<T: Read>(r: T)` reads through `Read`.
+            "type_parameters" | "where_clause"
+                if node.parent().is_some_and(|p| p.kind() == "function_item") =>
+            {
+                type_parameters(node, cx, out)
+            }
+            "let_declaration" => {
+                let Some(pattern) = node.child_by_field_name("pattern") else {
+                    return;
+                };
+                if pattern.kind() == "identifier" {
+                    let ty = match node.child_by_field_name("type") {
+                        Some(t) => Some(cx.text(t).to_string()),
+                        None => node
+                            .child_by_field_name("value")
+                            .and_then(|v| value_type(v, cx, 0)),
+                    };
+                    out.push(cx.binding(RefKind::Local, cx.text(pattern), ty.as_deref(), pattern));
+                } else {
+                    bind_pattern(pattern, cx, out, 0);
+                }
+            }
+            "let_condition" | "for_expression" => {
+                if let Some(pattern) = node.child_by_field_name("pattern") {
+                    bind_pattern(pattern, cx, out, 0);
+                }
+            }
+            "match_pattern" => {
+                if let Some(pattern) = node.named_child(0) {
+                    bind_pattern(pattern, cx, out, 0);
+                }
+            }
+            // Functions passed as values: `map(Self::convert)`, `spawn(run)`. Plain
+            // variables resolve to nothing and are dropped.
+            "arguments" => {
+                let mut c = node.walk();
+                for arg in node.named_children(&mut c) {
+                    if matches!(arg.kind(), "identifier" | "scoped_identifier")
+                        && !is_constant_case(cx.text(arg))
+                    {
+                        out.push(cx.reference(RefKind::Reference, cx.text(arg), arg));
+                    }
                 }
             }
             _ => {}
@@ -118,7 +211,10 @@ impl Rules for Rust {
     }
 
     fn module_name(&self, path: &str, _root: Node, _cx: &Cx) -> String {
-        dotted_module(path, &["src/"], &["mod", "lib", "main"])
+        match path {
+            "src/lib.rs" | "src/main.rs" => String::new(),
+            _ => dotted_module(path, &["src/"], &["mod", "lib", "main"]),
+        }
     }
 
     fn attached_prefix_kinds(&self) -> &'static [&'static str] {
@@ -172,6 +268,185 @@ fn type_path(ty: Node, cx: &Cx) -> String {
             .unwrap_or_default(),
         _ => cx.text(ty).to_string(),
     }
+}
+
+/// Parameters: locals typed as declared (`&self` and `self: Arc<Self>` are the receiver);
+/// closure parameters may be bare patterns.
+fn parameters(list: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let mut c = list.walk();
+    for p in list.named_children(&mut c) {
+        match p.kind() {
+            "parameter" => {
+                let Some(pattern) = p.child_by_field_name("pattern") else {
+                    continue;
+                };
+                if pattern.kind() == "identifier" {
+                    let ty = p.child_by_field_name("type").map(|t| cx.text(t));
+                    out.push(cx.binding(RefKind::Local, cx.text(pattern), ty, pattern));
+                } else {
+                    bind_pattern(pattern, cx, out, 0);
+                }
+            }
+            "self_parameter" | "variadic_parameter" | "attribute_item" => {}
+            _ if list.kind() == "closure_parameters" => bind_pattern(p, cx, out, 0),
+            _ => {}
+        }
+    }
+}
+
+/// `<T: Read + Send>` and `where T: Read`: `T` as a local standing for its first bound.
+fn type_parameters(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let mut c = node.walk();
+    for p in node.named_children(&mut c) {
+        let (name, bounds) = match p.kind() {
+            "type_parameter" | "constrained_type_parameter" => (
+                p.child_by_field_name("name")
+                    .or_else(|| p.child_by_field_name("left")),
+                p.child_by_field_name("bounds"),
+            ),
+            "where_predicate" => (
+                p.child_by_field_name("left"),
+                p.child_by_field_name("bounds"),
+            ),
+            _ => continue,
+        };
+        let Some(name) = name.filter(|n| n.kind() == "type_identifier") else {
+            continue;
+        };
+        let bound = bounds.and_then(|b| {
+            let mut bc = b.walk();
+            let first = b
+                .named_children(&mut bc)
+                .find(|t| t.kind() != "lifetime" && !cx.text(*t).starts_with('?'));
+            first
+        });
+        if let Some(bound) = bound {
+            out.push(cx.binding(
+                RefKind::Local,
+                cx.text(name),
+                Some(&type_path(bound, cx)),
+                name,
+            ));
+        }
+    }
+}
+
+/// Nesting deeper than any real pattern is left out rather than risking the stack.
+const MAX_PATTERN_DEPTH: usize = 16;
+
+/// Every name a pattern binds, untyped: `(a, b)`, `Some(x)`, `Foo { a, b: ref c }`,
+/// `x @ 1..=2`. Capitalized identifiers are unit variants or constants, not bindings.
+fn bind_pattern(p: Node, cx: &Cx, out: &mut Vec<RawRef>, depth: usize) {
+    if depth > MAX_PATTERN_DEPTH {
+        return;
+    }
+    match p.kind() {
+        "identifier" => {
+            let name = cx.text(p);
+            if name != "_" && !name.starts_with(|c: char| c.is_ascii_uppercase()) {
+                out.push(cx.binding(RefKind::Local, name, None, p));
+            }
+        }
+        "shorthand_field_identifier" => {
+            out.push(cx.binding(RefKind::Local, cx.text(p), None, p));
+        }
+        "field_pattern" => match p.child_by_field_name("pattern") {
+            Some(inner) => bind_pattern(inner, cx, out, depth + 1),
+            None => {
+                if let Some(name) = p.child_by_field_name("name") {
+                    bind_pattern(name, cx, out, depth + 1);
+                }
+            }
+        },
+        "tuple_pattern"
+        | "slice_pattern"
+        | "or_pattern"
+        | "ref_pattern"
+        | "mut_pattern"
+        | "reference_pattern"
+        | "captured_pattern"
+        | "tuple_struct_pattern"
+        | "struct_pattern" => {
+            let mut c = p.walk();
+            for (i, child) in p.named_children(&mut c).enumerate() {
+                // The path of `Some(x)` / `Foo { .. }` names no binding.
+                let is_path =
+                    matches!(p.kind(), "tuple_struct_pattern" | "struct_pattern") && i == 0;
+                if !is_path {
+                    bind_pattern(child, cx, out, depth + 1);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Constructors whose value derefs to their argument: `Arc::new(Foo::new())` is used as a
+/// `Foo`.
+const WRAPPERS: &[&str] = &["Arc::new", "Box::new", "Box::pin", "Pin::new", "Rc::new"];
+
+/// The type a `let` value shows: a struct literal's type, or `callee()` for a call of a path
+/// or chain (`Foo::new()`, `self.conn()`, `a.b().c()`); `callee()?` when the result is
+/// unwrapped by `?`, `.unwrap()` or `.expect(..)` (the resolver looks inside `Result` /
+/// `Option`). `.await` and `&` change nothing.
+fn value_type(v: Node, cx: &Cx, depth: usize) -> Option<String> {
+    if depth > 4 {
+        return None;
+    }
+    match v.kind() {
+        "struct_expression" => {
+            let name = v.child_by_field_name("name")?;
+            let name = match name.kind() {
+                "generic_type_with_turbofish" => name.child_by_field_name("type")?,
+                _ => name,
+            };
+            Some(cx.text(name).to_string())
+        }
+        "await_expression" | "parenthesized_expression" => {
+            value_type(v.named_child(0)?, cx, depth + 1)
+        }
+        "reference_expression" => value_type(v.child_by_field_name("value")?, cx, depth + 1),
+        "try_expression" => {
+            let inner = value_type(v.named_child(0)?, cx, depth + 1)?;
+            inner.ends_with("()").then(|| format!("{inner}?"))
+        }
+        "call_expression" => {
+            let f = callee(v.child_by_field_name("function")?);
+            if f.kind() == "field_expression" {
+                let method = cx.field(f, "field");
+                if matches!(method, Some("unwrap" | "expect")) {
+                    let inner = value_type(f.child_by_field_name("value")?, cx, depth + 1)?;
+                    return inner.ends_with("()").then(|| format!("{inner}?"));
+                }
+            }
+            let text = cx.text(f);
+            if WRAPPERS.contains(&text) {
+                let arg = v.child_by_field_name("arguments")?.named_child(0)?;
+                return value_type(arg, cx, depth + 1);
+            }
+            if !matches!(
+                f.kind(),
+                "identifier" | "scoped_identifier" | "field_expression"
+            ) {
+                return None;
+            }
+            // A chain `self.conn(a).peer(..)` is kept without its arguments; type
+            // arguments (`Vec::<u8>::new`) say nothing the resolver reads.
+            call_chain(text, 120)
+                .filter(|t| !t.contains('<'))
+                .map(|t| format!("{t}()"))
+        }
+        _ => None,
+    }
+}
+
+/// `MAX_SIZE`: a constant, not a function passed as a value.
+fn is_constant_case(name: &str) -> bool {
+    let last = name.rsplit("::").next().unwrap_or(name);
+    last.bytes().any(|b| b.is_ascii_uppercase())
+        && last
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
 }
 
 /// The callee without turbofish arguments: `parse::<u8>` -> `parse`.

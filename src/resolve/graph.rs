@@ -147,6 +147,15 @@ pub struct Graph {
     /// C and C++ macros defined inside a namespace, class or function: the preprocessor
     /// knows them by their bare name.
     pub nested_macros: HashSet<Idx>,
+    /// Go: hashes of the names of typed package variables (most names are none).
+    pub go_vars: HashSet<u64>,
+    /// Go and Rust: what a type alias stands for (`type FileInfo = fs.FileInfo`).
+    pub aliases: HashMap<Idx, Box<str>>,
+    /// Rust: `macro_rules!` definitions (stored as functions), for `name!` calls.
+    pub macros: HashSet<Idx>,
+    /// Rust: the crates of the repository by the name other crates use (`Cargo.toml`'s
+    /// package name, `-` as `_`), with the module of their root (`src/lib.rs`).
+    pub rust_crates: Vec<(String, String)>,
 }
 
 impl Graph {
@@ -173,6 +182,10 @@ impl Graph {
             included_by: HashMap::new(),
             file_local: HashSet::new(),
             nested_macros: HashSet::new(),
+            go_vars: HashSet::new(),
+            aliases: HashMap::new(),
+            macros: HashSet::new(),
+            rust_crates: Vec::new(),
         };
         let mut q = conn.prepare("SELECT id, path, language, module FROM files ORDER BY id")?;
         let mut rows = q.query([])?;
@@ -305,6 +318,12 @@ impl Graph {
                 Some(RefKind::Field) if !module.is_empty() => g.add_field(node, name, module),
                 Some(RefKind::Local) => g.add_module_variable(node, name, module),
                 Some(kind @ (RefKind::Inherits | RefKind::Implements)) => {
+                    // Rust `impl Trait for Foo` is written in no stored node: the ref names
+                    // the implementing type, found beside the impl when it is defined there.
+                    let node = match module {
+                        "" => node,
+                        ty => g.type_in_scope_of(node, ty).unwrap_or(node),
+                    };
                     g.base_refs.push(BaseRef {
                         node,
                         name: name.into(),
@@ -334,6 +353,60 @@ impl Graph {
             {
                 g.go_modules
                     .push((lang::unquoted(m.trim()).to_string(), dir.to_string()));
+            }
+        }
+
+        let mut q = conn.prepare(
+            "SELECT n.id, n.signature, f.language FROM nodes n JOIN files f ON f.id = n.file_id \
+             WHERE f.language IN ('go', 'rust') AND n.kind IN ('Function', 'Method', 'Type') \
+             AND n.signature IS NOT NULL ORDER BY n.id",
+        )?;
+        let mut rows = q.query([])?;
+        while let Some(r) = rows.next()? {
+            let Some(idx) = g.node_by_id(r.get(0)?) else {
+                continue;
+            };
+            let sig: &str = r.get_ref(1)?.as_str()?;
+            let go = r.get_ref(2)?.as_str()? == "go";
+            // Attributes sit on lines of their own above the declaration.
+            let decl = sig.lines().last().unwrap_or(sig);
+            if g.nodes[idx as usize].kind == NodeKind::Type {
+                if let Some(t) = lang::alias_target(decl) {
+                    g.aliases.insert(idx, t.into());
+                }
+            } else if !go && decl.starts_with("macro_rules!") {
+                g.macros.insert(idx);
+            } else if let Some(t) = lang::go_rust_return_type(decl, go) {
+                g.returns.insert(idx, t.into());
+            }
+        }
+
+        let mut q = conn.prepare(
+            "SELECT f.path, c.content FROM files f JOIN file_contents c ON c.file_id = f.id \
+             WHERE f.path IN ('Cargo.toml', 'Cargo.toml.orig') OR f.path LIKE '%/Cargo.toml' \
+             OR f.path LIKE '%/Cargo.toml.orig' ORDER BY f.path",
+        )?;
+        let mut rows = q.query([])?;
+        while let Some(r) = rows.next()? {
+            let path: &str = r.get_ref(0)?.as_str()?;
+            let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+            let content: &str = r.get_ref(1)?.as_str()?;
+            let Some(name) = lang::cargo_package_name(content) else {
+                continue;
+            };
+            let root = if dir.is_empty() {
+                "src/lib.rs".to_string()
+            } else {
+                format!("{dir}/src/lib.rs")
+            };
+            if let Some(f) = g.file_by_path(&root) {
+                let entry = (
+                    name.replace('-', "_"),
+                    g.files[f as usize].module.to_string(),
+                );
+                if !g.rust_crates.contains(&entry) {
+                    g.rust_crates.push(entry);
+                }
             }
         }
         g.load_file_local(conn)?;
@@ -369,13 +442,32 @@ impl Graph {
         Ok(())
     }
 
+    /// The type named `name` defined directly in the module or inline module `node` stands
+    /// for (a file: its module).
+    fn type_in_scope_of(&self, node: Idx, name: &str) -> Option<Idx> {
+        let n = &self.nodes[node as usize];
+        let scope = match n.kind {
+            NodeKind::File => &self.files[n.file as usize].module,
+            NodeKind::Module => &n.qn,
+            _ => return None,
+        };
+        self.member_qn(scope, name)
+            .into_iter()
+            .find(|&t| self.nodes[t as usize].kind.is_type_like())
+    }
+
     /// `self.x = ...` inside a method types the enclosing class's field `x`; a field written
-    /// directly in a class body types that class's field.
+    /// directly in a class body types that class's field; a Go package variable is a field of
+    /// its file.
     fn add_field(&mut self, node: Idx, name: &str, type_text: &str) {
         let n = &self.nodes[node as usize];
         let profile = self.files[n.file as usize].profile;
         // A typed module-level variable is a field of its file.
         let (owner, field) = if n.kind.is_type_like() || n.kind == NodeKind::File {
+            (Some(node), name)
+        } else if n.kind == NodeKind::File && profile.imports == lang::ImportStyle::Go {
+            // A Go package-level variable, seen from the package's other files.
+            self.go_vars.insert(hash(name));
             (Some(node), name)
         } else {
             let field = profile

@@ -86,27 +86,154 @@ pub fn profile(language: &str) -> &'static Profile {
     }
 }
 
-/// The return type a function's signature declares, where the language writes it after
-/// the parameters: `-> T` (Python, Rust, Swift) or `): T` (TypeScript, Kotlin, Scala).
+/// The return type a function's signature declares after its parameters: `-> T` (Python)
+/// or `): T` (TypeScript, Kotlin, PHP). Go and Rust: `go_rust_return_type`.
 pub fn return_type<'s>(profile: &Profile, signature: &'s str) -> Option<&'s str> {
     let after = match profile.imports {
-        ImportStyle::Python | ImportStyle::Rust => signature.rsplit_once("->")?.1,
+        ImportStyle::Python => signature.rsplit_once("->")?.1,
         ImportStyle::JavaScript | ImportStyle::Namespace => signature.rsplit_once("):")?.1,
         _ => return None,
     };
-    let t = after
-        .split(" where ")
-        .next()
-        .unwrap_or(after)
-        .trim()
-        .trim_end_matches(['{', ':', '=', ';'])
-        .trim();
+    let t = after.trim().trim_end_matches(['{', ':', '=', ';']).trim();
     (!t.is_empty()).then_some(t)
 }
 
 /// The text between matching quotes, or the text itself.
 pub fn unquoted(s: &str) -> &str {
     s.trim_matches(|c| c == '"' || c == '\'' || c == '`')
+}
+
+/// The declared result type in a Go or Rust function signature (`decl` is its declaration
+/// line, attributes removed): `func (c *C) Do(r *Req) (*Resp, error)` gives `*Resp`,
+/// `pub fn new(n: usize) -> Self where ...` gives `Self`. `None` without a result.
+pub fn go_rust_return_type(decl: &str, go: bool) -> Option<&str> {
+    let b = decl.as_bytes();
+    // Go: `func`, the receiver, the name; a Go interface method starts at its name.
+    // Rust: qualifiers up to `fn `, then the name.
+    let mut i = if go {
+        let mut i = decl.strip_prefix("func ").map_or(0, |_| 5);
+        if b.get(i) == Some(&b'(') {
+            i = skip_group(b, i)?;
+        }
+        i
+    } else if decl.starts_with("fn ") {
+        3
+    } else {
+        decl.find(" fn ")? + 4
+    };
+    while i < b.len() && (b[i] == b' ' || b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+        i += 1;
+    }
+    if matches!(b.get(i), Some(b'[' | b'<')) {
+        i = skip_group(b, i)?;
+    }
+    while b.get(i) == Some(&b' ') {
+        i += 1;
+    }
+    if b.get(i) != Some(&b'(') {
+        return None;
+    }
+    let rest = decl[skip_group(b, i)?..].trim();
+    let result = if go {
+        go_first_result(rest)?
+    } else {
+        let t = rest.strip_prefix("->")?;
+        t.split_once(" where ").map_or(t, |(t, _)| t).trim()
+    };
+    (!result.is_empty()).then_some(result)
+}
+
+/// The index just past the bracketed group opening at `open` (`(...)`, `[...]`, `<...>`),
+/// brackets of every kind nested; the arrows of Rust's `->` and Go's `<-chan` are none.
+pub fn skip_group(b: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for (j, &c) in b.iter().enumerate().skip(open) {
+        match c {
+            b'<' if b.get(j + 1) == Some(&b'-') => {}
+            b'(' | b'[' | b'<' | b'{' => depth += 1,
+            b'>' if j > 0 && b[j - 1] == b'-' => {}
+            b')' | b']' | b'>' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(j + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The type of a Go function's first result: `*Resp`, `(*Resp, error)`, `(n int, err error)`.
+fn go_first_result(rest: &str) -> Option<&str> {
+    let Some(list) = rest.strip_prefix('(') else {
+        return Some(rest);
+    };
+    let b = list.as_bytes();
+    let end = skip_group(rest.as_bytes(), 0)? - 2;
+    let list = &list[..end];
+    // Top-level elements; named results (`n int`) carry a type after their names, and names
+    // grouped before a type (`x, y int`) share it.
+    let mut elems = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (j, &c) in b[..end].iter().enumerate() {
+        match c {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b',' if depth == 0 => {
+                elems.push(list[start..j].trim());
+                start = j + 1;
+            }
+            _ => {}
+        }
+    }
+    elems.push(list[start..].trim());
+    match elems.iter().find_map(|e| named_result_type(e)) {
+        Some(t) => Some(t),
+        None => elems.first().copied(),
+    }
+}
+
+/// `n int` -> `int`; `*Foo` or `chan int` name no result.
+fn named_result_type(e: &str) -> Option<&str> {
+    let (name, ty) = e.split_once(' ')?;
+    let is_name = name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+        && !matches!(name, "func" | "chan" | "map" | "struct" | "interface");
+    is_name.then(|| ty.trim())
+}
+
+/// What a Go or Rust type alias declaration stands for: `FileInfo = fs.FileInfo` (Go, the
+/// spec in a group), `type FileInfo = fs.FileInfo`, `pub type Result<T> = io::Result<T>;`.
+/// `None` for a defined type (`type Celsius float64`).
+pub fn alias_target(decl: &str) -> Option<&str> {
+    let (head, target) = decl.split_once(" = ")?;
+    // The head is the name with its type parameters, after `type` and a visibility.
+    let name = head
+        .split(['<', '['])
+        .next()?
+        .trim_end()
+        .rsplit(' ')
+        .next()?;
+    let plain = name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    let target = target.trim().trim_end_matches(';').trim();
+    (plain && !target.is_empty()).then_some(target)
+}
+
+/// The `name` of a `Cargo.toml`'s `[package]` section.
+pub fn cargo_package_name(toml: &str) -> Option<&str> {
+    let mut in_package = false;
+    for line in toml.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+        } else if in_package {
+            if let Some(value) = line.strip_prefix("name") {
+                let value = value.trim_start().strip_prefix('=')?.trim();
+                return Some(unquoted(value)).filter(|v| !v.is_empty());
+            }
+        }
+    }
+    None
 }
 
 static PYTHON: Profile = Profile {
@@ -491,9 +618,48 @@ static GO: Profile = Profile {
     package_scope: true,
     nested_namespaces: false,
     global_fallback: false,
+    // The predeclared functions and types (conversions like `uint32(x)` are calls).
     builtins: &[
-        "append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make",
-        "max", "min", "new", "panic", "print", "println", "real", "recover",
+        "any",
+        "append",
+        "bool",
+        "byte",
+        "cap",
+        "clear",
+        "close",
+        "comparable",
+        "complex",
+        "complex128",
+        "complex64",
+        "copy",
+        "delete",
+        "error",
+        "float32",
+        "float64",
+        "imag",
+        "int",
+        "int16",
+        "int32",
+        "int64",
+        "int8",
+        "len",
+        "make",
+        "max",
+        "min",
+        "new",
+        "panic",
+        "print",
+        "println",
+        "real",
+        "recover",
+        "rune",
+        "string",
+        "uint",
+        "uint16",
+        "uint32",
+        "uint64",
+        "uint8",
+        "uintptr",
     ],
     builtin_methods: &[],
 };
@@ -506,8 +672,90 @@ static RUST: Profile = Profile {
     package_scope: false,
     nested_namespaces: false,
     global_fallback: false,
+    // The prelude, primitive types (`u32::from`), the standard crates, and the standard
+    // macros (`name!`: a repository macro of the same name does not capture them).
     builtins: &[
-        "Box", "Err", "None", "Ok", "Option", "Result", "Some", "String", "Vec", "drop",
+        "Arc",
+        "AsMut",
+        "AsRef",
+        "Box",
+        "Clone",
+        "Default",
+        "Err",
+        "Extend",
+        "From",
+        "FromIterator",
+        "Into",
+        "IntoIterator",
+        "Iterator",
+        "None",
+        "Ok",
+        "Option",
+        "Rc",
+        "Result",
+        "Some",
+        "String",
+        "ToOwned",
+        "ToString",
+        "TryFrom",
+        "TryInto",
+        "Vec",
+        "alloc",
+        "assert!",
+        "assert_eq!",
+        "assert_ne!",
+        "bool",
+        "cfg!",
+        "char",
+        "column!",
+        "compile_error!",
+        "concat!",
+        "core",
+        "dbg!",
+        "debug_assert!",
+        "debug_assert_eq!",
+        "debug_assert_ne!",
+        "drop",
+        "env!",
+        "eprint!",
+        "eprintln!",
+        "f32",
+        "f64",
+        "file!",
+        "format!",
+        "format_args!",
+        "i128",
+        "i16",
+        "i32",
+        "i64",
+        "i8",
+        "include!",
+        "include_bytes!",
+        "include_str!",
+        "isize",
+        "line!",
+        "matches!",
+        "module_path!",
+        "option_env!",
+        "panic!",
+        "print!",
+        "println!",
+        "std",
+        "str",
+        "stringify!",
+        "thread_local!",
+        "todo!",
+        "u128",
+        "u16",
+        "u32",
+        "u64",
+        "u8",
+        "unimplemented!",
+        "unreachable!",
+        "usize",
+        "vec!",
+        "write!",
+        "writeln!",
     ],
     builtin_methods: &[
         "as_ref",
@@ -822,6 +1070,61 @@ static PLAIN: Profile = Profile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn result_types_of_signatures() {
+        let go = |s| go_rust_return_type(s, true);
+        assert_eq!(go("func NewReader(rd io.Reader) *Reader"), Some("*Reader"));
+        assert_eq!(
+            go("func (c *Client) Do(req *Request) (*Response, error)"),
+            Some("*Response")
+        );
+        assert_eq!(
+            go("func Open(name string) (f *File, err error)"),
+            Some("*File")
+        );
+        assert_eq!(go("func Pair() (x, y int)"), Some("int"));
+        assert_eq!(
+            go("func Map[K comparable, V any](m map[K]V) List[V]"),
+            Some("List[V]")
+        );
+        assert_eq!(go("func (s *Server) Close()"), None);
+        assert_eq!(
+            go("func Pipe(in <-chan int, out chan<- int) *Pipe"),
+            Some("*Pipe")
+        );
+        assert_eq!(go("Serve(w Writer) error"), Some("error"));
+        let rust = |s| go_rust_return_type(s, false);
+        assert_eq!(rust("pub fn new() -> Self"), Some("Self"));
+        assert_eq!(
+            rust("pub(crate) async fn open<F: Fn() -> u8>(f: F) -> io::Result<File> where F: Send"),
+            Some("io::Result<File>")
+        );
+        assert_eq!(rust("fn build(&self) -> Runtime"), Some("Runtime"));
+        assert_eq!(rust("fn run(&mut self)"), None);
+    }
+
+    #[test]
+    fn alias_targets() {
+        assert_eq!(alias_target("FileInfo = fs.FileInfo"), Some("fs.FileInfo"));
+        assert_eq!(
+            alias_target("type Set[T any] = map[T]bool"),
+            Some("map[T]bool")
+        );
+        assert_eq!(
+            alias_target("pub(crate) type Result<T> = io::Result<T>;"),
+            Some("io::Result<T>")
+        );
+        assert_eq!(alias_target("type Celsius float64"), None);
+        assert_eq!(alias_target("Num int"), None);
+    }
+
+    #[test]
+    fn cargo_package_names() {
+        let toml = "[workspace]\nname = \"no\"\n[package]\nname = \"tokio-util\"\n";
+        assert_eq!(cargo_package_name(toml), Some("tokio-util"));
+        assert_eq!(cargo_package_name("[dependencies]\nname = \"x\"\n"), None);
+    }
 
     #[test]
     fn builtin_lists_are_sorted_for_binary_search() {

@@ -7,10 +7,16 @@
 //! makes them implicit, the file's module, imports, star imports and includes, the
 //! language's own names (external), and last, where the language allows it, a definition
 //! anywhere in the repository with that name.
+//!
+//! Go's and Rust's own steps (call chains, per-platform variants, module paths, macros) are
+//! in `go_rust`.
+
+mod go_rust;
 
 use super::graph::{file_stem, is_c, is_header, Graph, Idx, Import};
 use super::lang::{ImportStyle, Profile};
 use crate::model::NodeKind;
+use go_rust::{rust_deref, rust_unwrap};
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -131,6 +137,8 @@ pub struct Resolver<'g> {
     caller: Cell<Idx>,
     /// C and C++: what the last file asked about sees through its includes.
     visible_cache: RefCell<Option<Rc<Visible<'g>>>>,
+    /// What `type_of` found: a local is typed once however often it is used.
+    types: RefCell<TypeCache>,
 }
 
 /// What a C or C++ file sees through its includes.
@@ -146,14 +154,23 @@ struct Visible<'g> {
     stems: HashSet<&'g str>,
 }
 
+/// `type_of` results by (scope, depth, hash of the type text), with the text to check.
+type TypeCache = HashMap<(Idx, u8, u64), (Box<str>, Step)>;
+
 impl<'g> Resolver<'g> {
-    pub fn new(g: &'g Graph, fuzzy_limit: usize, locals: HashMap<Idx, Vec<Local>>) -> Self {
+    pub fn new(g: &'g Graph, fuzzy_limit: usize, mut locals: HashMap<Idx, Vec<Local>>) -> Self {
+        // Sorted by name (stably: same-named bindings keep their order) for binary search;
+        // a Go or Rust function binds hundreds of locals.
+        for v in locals.values_mut() {
+            v.sort_by(|a, b| a.name.cmp(&b.name));
+        }
         Resolver {
             g,
             fuzzy_limit,
             locals,
             caller: Cell::new(0),
             visible_cache: RefCell::new(None),
+            types: RefCell::new(HashMap::new()),
         }
     }
 
@@ -184,11 +201,35 @@ impl<'g> Resolver<'g> {
                 candidates: 0,
             };
         };
-        let (step, rest) = match head {
-            Head::Expression => (Ok(Step::new(Value::Unknown, 1.0, "")), &segments[..]),
-            Head::SuperCall => (self.super_of(scope), &segments[..]),
-            Head::Call(k) => (Ok(self.call_result(scope, &segments[..k])), &segments[k..]),
-            Head::Name => (self.bare(scope, segments[0], 0), &segments[1..]),
+        // Rust: `name!` is a macro; `crate::`, `super::` and `self::` paths start at a module.
+        let style = self.profile_of(scope).imports;
+        let rust = head == Head::Name && style == ImportStyle::Rust;
+        if rust && last.ends_with('!') {
+            return self.rust_macro(scope, &segments);
+        }
+        let root = if rust {
+            self.rust_root(scope, text)
+        } else {
+            None
+        };
+        // Go and Rust: a receiver that is a call chain (`w.Header().Set`) has the type the
+        // last call is declared to return.
+        if matches!(head, Head::Expression | Head::Call(_))
+            && matches!(style, ImportStyle::Go | ImportStyle::Rust)
+        {
+            if let Some(outcome) = self.resolve_chain(scope, text) {
+                return outcome;
+            }
+        }
+        let (step, rest) = match (head, &root) {
+            (_, Some((module, used))) => (
+                Ok(Step::new(Value::Module(module.clone()), IMPORT, "path")),
+                &segments[*used..],
+            ),
+            (Head::Expression, _) => (Ok(Step::new(Value::Unknown, 1.0, "")), &segments[..]),
+            (Head::SuperCall, _) => (self.super_of(scope), &segments[..]),
+            (Head::Call(k), _) => (Ok(self.call_result(scope, &segments[..k])), &segments[k..]),
+            (Head::Name, _) => (self.bare(scope, segments[0], 0), &segments[1..]),
         };
         let mut step = match step {
             Ok(s) => s,
@@ -200,7 +241,14 @@ impl<'g> Resolver<'g> {
                 Err(miss) => return self.unresolved(miss, last),
             };
         }
-        self.finish(scope, step, last)
+        // Rust: modules and functions have separate namespaces; a path that ends at a module
+        // (`time::sleep` with `mod sleep; pub use sleep::sleep;`) calls the function.
+        if let (true, Value::Module(m)) = (rust, &step.value) {
+            if let Some(next) = self.rust_reexport(m) {
+                step = step.then(next);
+            }
+        }
+        self.finish(scope, self.own_variant(scope, step), last)
     }
 
     /// A dotted name looked up from `scope`: the first name in scope, the rest as members.
@@ -282,7 +330,7 @@ impl<'g> Resolver<'g> {
                 if defs.is_empty() {
                     return self.unresolved(Miss::NotFound, last);
                 }
-                if defs.len() > self.fuzzy_limit {
+                if defs.len() > self.fuzzy_limit && !self.go_variants(&defs) {
                     return Outcome::Unresolved {
                         miss: Miss::Ambiguous,
                         candidates: defs.len(),
@@ -535,6 +583,19 @@ impl<'g> Resolver<'g> {
         }
         if let Some(step) = self.imported(node.file, scope, name, depth) {
             return step;
+        }
+        // Rust: a child module (`mod util;` then `util::f()`) or a crate of the repository
+        // (`tokio::spawn` in its integration tests), before the standard crates.
+        if p.imports == ImportStyle::Rust {
+            if let Some(m) = self.rust_named_module(scope, name) {
+                return Ok(Step::new(Value::Module(m), IMPORT, "import"));
+            }
+        }
+        // Go: a variable of the package declared in another file.
+        if p.imports == ImportStyle::Go {
+            if let Some(step) = self.go_package_var(&file.module, name, depth) {
+                return Ok(step);
+            }
         }
         if p.is_builtin(name) {
             return Ok(Step::new(Value::External, 1.0, "builtin"));
@@ -851,7 +912,8 @@ impl<'g> Resolver<'g> {
             if !n.kind.is_type_like() {
                 // A name bound several times takes the first binding with a known type.
                 let bindings = self.locals.get(&a).map_or(&[][..], |v| v.as_slice());
-                let mut named = bindings.iter().filter(|l| &*l.name == name);
+                let start = bindings.partition_point(|l| &*l.name < name);
+                let mut named = bindings[start..].iter().take_while(|l| &*l.name == name);
                 if let Some(first) = named.next() {
                     if let Some(step) = self.js_variable_scope(a, name) {
                         return Some(step);
@@ -910,21 +972,86 @@ impl<'g> Resolver<'g> {
     /// `callee()` for what a call returns): an instance of a repository type, something
     /// external, or a local of unknown type.
     fn type_of(&self, scope: Idx, text: &str, depth: u8) -> Step {
+        let key = (scope, depth, super::graph::hash(text));
+        if let Some((seen, step)) = self.types.borrow().get(&key) {
+            if &**seen == text {
+                return step.clone();
+            }
+        }
+        let step = self.type_of_uncached(scope, text, depth);
+        self.types
+            .borrow_mut()
+            .insert(key, (text.into(), step.clone()));
+        step
+    }
+
+    fn type_of_uncached(&self, scope: Idx, text: &str, depth: u8) -> Step {
         let unknown = Step::new(Value::Local, 1.0, "local");
         if depth > MAX_DEPTH {
             return unknown;
         }
+        // Rust writes `Foo::new()?` for what `Foo::new` returns inside its `Result` or
+        // `Option`, paths with `::`, and uses `&Arc<Foo>` as a `Foo`.
+        let style = self.profile_of(scope).imports;
+        let rust = style == ImportStyle::Rust;
+        if matches!(style, ImportStyle::Go | ImportStyle::Rust)
+            && text.trim_end_matches(['?', ')', '(']).contains('(')
+        {
+            return self.chain_type(scope, text, depth);
+        }
+        let (text, unwrap) = match text.strip_suffix('?') {
+            Some(t) if rust => (t, true),
+            _ => (text, false),
+        };
         let (text, inferred) = match text.strip_suffix("()") {
             Some(callee) => (callee, true),
             None => (text, false),
         };
+        let text = if rust { rust_deref(text) } else { text };
         let Some(name) = clean_type(text) else {
             return unknown;
         };
-        let names: Vec<&str> = name.split('.').collect();
-        let Ok(step) = self.chain(scope, &names, depth + 1) else {
+        let root = if rust {
+            self.rust_root(scope, name)
+        } else {
+            None
+        };
+        let split = |c: char| c == '.' || (rust && c == ':');
+        let mut parts = name.split(split).filter(|s| !s.is_empty());
+        let first = match root {
+            Some((module, used)) => {
+                parts.nth(used - 1);
+                Some(Ok(Step::new(Value::Module(module), IMPORT, "path")))
+            }
+            None => parts.next().map(|first| self.bare(scope, first, depth + 1)),
+        };
+        let Some(Ok(mut step)) = first else {
             return unknown;
         };
+        for seg in parts {
+            match self.member(&step, seg, depth + 1) {
+                Ok(next) => step = step.then(next),
+                Err(_) => return unknown,
+            }
+        }
+        if inferred && unwrap {
+            // Rust `make()?`: what the function returns inside its `Result` or `Option`.
+            let Value::Defs(defs) = &step.value else {
+                return unknown;
+            };
+            let Some(ret) = self.g.returns.get(&defs[0]).and_then(|r| rust_unwrap(r)) else {
+                return unknown;
+            };
+            let held = self.type_of(defs[0], ret, depth + 1);
+            return match held.value {
+                Value::Instance(_) => Step::new(
+                    held.value,
+                    INFERRED.min(step.confidence).min(held.confidence),
+                    "inferred_type",
+                ),
+                _ => held,
+            };
+        }
         if inferred {
             let value = self.returned(step, depth + 1);
             return match value.value {
@@ -932,12 +1059,28 @@ impl<'g> Resolver<'g> {
                 _ => unknown,
             };
         }
+        let (confidence, strategy) = (TYPED, "type_annotation");
+        // Go and Rust: an alias is used as what it stands for.
+        if let Value::Defs(defs) = &step.value {
+            if let Some(target) = self.g.aliases.get(&defs[0]) {
+                let held = self.type_of(defs[0], target, depth + 1);
+                if matches!(held.value, Value::Instance(_) | Value::External) {
+                    return Step::new(held.value, confidence.min(step.confidence), strategy);
+                }
+            }
+        }
         match &step.value {
             Value::External => Step::new(Value::External, 1.0, "external"),
             Value::Defs(defs) if self.g.node(defs[0]).kind.is_type_like() => Step::new(
                 Value::Instance(defs[0]),
-                TYPED.min(step.confidence),
-                "type_annotation",
+                confidence.min(step.confidence),
+                strategy,
+            ),
+            // `Self`, and a type parameter standing for its bound.
+            Value::Instance(t) => Step::new(
+                Value::Instance(*t),
+                confidence.min(step.confidence),
+                strategy,
             ),
             _ => unknown,
         }
@@ -1004,6 +1147,7 @@ impl<'g> Resolver<'g> {
     fn field_type(&self, class: Idx, name: &str, depth: u8) -> Option<Step> {
         let mut queue = vec![class];
         let mut i = 0;
+        let mut declared = None;
         while i < queue.len() && i < 64 {
             let t = queue[i];
             i += 1;
@@ -1012,6 +1156,7 @@ impl<'g> Resolver<'g> {
                 if !matches!(step.value, Value::Local) {
                     return Some(step);
                 }
+                declared = Some(step);
             }
             if let Some(bases) = self.g.bases.get(&t) {
                 for &b in bases {
@@ -1021,7 +1166,10 @@ impl<'g> Resolver<'g> {
                 }
             }
         }
-        None
+        // Go and Rust declare every field: one whose type is no repository type (a func or
+        // map field) holds a value of unknown type, not a method to guess by name.
+        let style = self.profile_of(class).imports;
+        declared.filter(|_| matches!(style, ImportStyle::Go | ImportStyle::Rust))
     }
 
     /// `value.name`.
@@ -1075,6 +1223,13 @@ impl<'g> Resolver<'g> {
         if !hits.is_empty() {
             return Ok(Step::new(Value::Defs(hits), 1.0, ""));
         }
+        // Rust: `Message::Data(..)` (a variant, stored as no node) builds the enum.
+        if self.g.node(t).kind == NodeKind::Enum
+            && name.starts_with(|c: char| c.is_ascii_uppercase())
+            && self.profile_of(t).imports == ImportStyle::Rust
+        {
+            return Ok(Step::new(Value::Defs(vec![t]), 1.0, ""));
+        }
         if let Some(step) = self.field_type(t, name, depth) {
             return Ok(step);
         }
@@ -1112,15 +1267,27 @@ impl<'g> Resolver<'g> {
         if depth < MAX_DEPTH {
             for f in g.module_files(module) {
                 let file = g.file(f);
-                for imp in &file.imports {
-                    if binding(file.profile.imports, imp) == Some(name) {
+                // Rust: a `use` inside a function or an inline `mod tests` re-exports nothing
+                // from the file's module (and following `use super::*` from there loops).
+                let exported = |imp: &&Import| {
+                    file.profile.imports != ImportStyle::Rust
+                        || g.node(imp.node).kind == NodeKind::File
+                };
+                for imp in file.imports.iter().filter(exported) {
+                    if binds(file.profile.imports, imp, name) {
                         if let Ok(step) = self.import_target(f, imp, depth + 1, true) {
                             return Ok(step);
                         }
                     }
                 }
-                for imp in file.imports.iter().filter(|i| &*i.name == "*") {
-                    if let Some(m) = self.import_module(f, imp) {
+                for imp in file
+                    .imports
+                    .iter()
+                    .filter(|i| &*i.name == "*")
+                    .filter(exported)
+                {
+                    // A star import of the module itself adds nothing.
+                    if let Some(m) = self.import_module(f, imp).filter(|m| m != module) {
                         if let Ok(step) = self.module_member(&m, name, depth + 1) {
                             if !matches!(step.value, Value::External) {
                                 return Ok(step);
@@ -1129,6 +1296,10 @@ impl<'g> Resolver<'g> {
                     }
                 }
             }
+        }
+        // Go: `http.DefaultClient`, a package variable.
+        if let Some(step) = self.go_package_var(module, name, depth) {
+            return Ok(step);
         }
         if g.module_exists(module) || g.is_scope(module) {
             Err(Miss::NotFound)
@@ -1143,7 +1314,7 @@ impl<'g> Resolver<'g> {
         let f = g.file(file);
         let style = f.profile.imports;
         for imp in &f.imports {
-            if binding(style, imp) == Some(name) && self.visible(imp, scope) {
+            if binds(style, imp, name) && self.visible(imp, scope) {
                 let step = self
                     .import_target(file, imp, depth, true)
                     .map(|s| match s.value {
@@ -1366,7 +1537,18 @@ impl<'g> Resolver<'g> {
                 Some(g.file(target).module.to_string())
             }
             ImportStyle::Go => go_package(g, raw),
-            ImportStyle::Rust => rust_module(&f.module, raw),
+            ImportStyle::Rust => {
+                let base = self.rust_base_module(imp.node);
+                rust_module(&base, raw).or_else(|| {
+                    // `use util::x` (a child module) or `use tokio::x` (a crate here).
+                    let (first, rest) = raw.split_once("::").unwrap_or((raw, ""));
+                    let root = self.rust_named_module(imp.node, first)?;
+                    Some(match rest {
+                        "" => root,
+                        rest => join(&root, &rest.replace("::", ".")),
+                    })
+                })
+            }
             ImportStyle::Include => None,
             ImportStyle::Namespace | ImportStyle::Plain => Some(
                 raw.replace("::", ".")
@@ -1466,7 +1648,13 @@ fn is_star(style: ImportStyle, imp: &Import) -> bool {
         || (style == ImportStyle::Go && imp.alias.as_deref() == Some("."))
 }
 
-/// The local name an import binds, if any.
+/// Whether an import binds `name`.
+fn binds(style: ImportStyle, imp: &Import, name: &str) -> bool {
+    binding(style, imp) == Some(name)
+}
+
+/// The local name an import binds, if any. Borrowed: it runs for every import of a file at
+/// every name looked up.
 pub fn binding(style: ImportStyle, imp: &Import) -> Option<&str> {
     if let Some(alias) = &imp.alias {
         return (!matches!(&**alias, "_" | ".")).then_some(&**alias);
@@ -1835,6 +2023,50 @@ mod tests {
         );
         assert_eq!(rust_module("a.b", "super::c"), Some("a.c".into()));
         assert_eq!(rust_module("a.b", "std::fmt"), None);
+    }
+
+    #[test]
+    fn imports_bind_names() {
+        // The names the cases below bind.
+        let expected = |style: ImportStyle, i: &Import| match (style, &*i.module) {
+            (ImportStyle::Python, _) => Some("os"),
+            (ImportStyle::Go, _) if i.alias.is_some() => None,
+            (ImportStyle::Go, _) => Some("m"),
+            (ImportStyle::Rust, "crate::util") => Some("assist"),
+            (ImportStyle::JavaScript, _) => Some("X"),
+            _ => None,
+        };
+        let imp = |module: &str, name: &str, alias: Option<&str>| Import {
+            module: module.into(),
+            name: name.into(),
+            alias: alias.map(Into::into),
+            node: 0,
+            line: 1,
+        };
+        let cases = [
+            (ImportStyle::Python, imp("os.path", "", None)),
+            (ImportStyle::Go, imp("example.com/m/v2", "", None)),
+            (ImportStyle::Go, imp("net/http", "", Some("."))),
+            (
+                ImportStyle::Rust,
+                imp("crate::util", "helper", Some("assist")),
+            ),
+            (ImportStyle::Rust, imp("std::io", "*", None)),
+            (ImportStyle::JavaScript, imp("./x", "default", Some("X"))),
+            (ImportStyle::Namespace, imp("java.util.List", "", None)),
+        ];
+        for (style, i) in &cases {
+            for name in [
+                "os", "m", "v2", "http", ".", "assist", "helper", "X", "List", "*",
+            ] {
+                assert_eq!(
+                    binds(*style, i, name),
+                    expected(*style, i) == Some(name),
+                    "{name} {:?}",
+                    (&i.module, &i.name, &i.alias)
+                );
+            }
+        }
     }
 
     #[test]

@@ -409,6 +409,9 @@ fn resolve_file(g: &Graph, file: Idx, refs: &[RefRow], opts: &ResolveOptions) ->
             // through scopes, imports or types counts, never a guess by name.
             continue;
         }
+        if r.kind == RefKind::Reference && !names_function(g, f, &outcome) {
+            continue;
+        }
         keep(&mut out, r.node, kind, &r.name, r.line, outcome);
     }
     out
@@ -416,6 +419,29 @@ fn resolve_file(g: &Graph, file: Idx, refs: &[RefRow], opts: &ResolveOptions) ->
 
 fn is_certain(outcome: &Outcome) -> bool {
     matches!(outcome, Outcome::Resolved(t) if t.iter().all(|t| t.confidence >= lookup::INFERRED))
+}
+
+/// Go and Rust pass every value by name (`f(x, s.conf)`): a reference counts only when
+/// scope, an import or a type says it is a function, method or constructor, not when a
+/// name-only guess does or when it is a constant.
+fn names_function(g: &Graph, file: &graph::FileInfo, outcome: &Outcome) -> bool {
+    use crate::model::NodeKind;
+    if !matches!(
+        file.profile.imports,
+        lang::ImportStyle::Go | lang::ImportStyle::Rust
+    ) {
+        return true;
+    }
+    let Outcome::Resolved(targets) = outcome else {
+        return false;
+    };
+    targets.iter().all(|t| {
+        !matches!(t.strategy, "unique_name" | "ambiguous")
+            && matches!(
+                g.node(t.node).kind,
+                NodeKind::Function | NodeKind::Method | NodeKind::Class | NodeKind::Enum
+            )
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
