@@ -10,6 +10,7 @@
 mod graph;
 mod lang;
 mod lookup;
+mod overloads;
 
 pub use lookup::last_name;
 
@@ -334,7 +335,12 @@ fn resolve_file(g: &Graph, file: Idx, refs: &[RefRow], opts: &ResolveOptions) ->
             RefKind::Reference => "references",
             _ => continue,
         };
-        let outcome = resolver.resolve(node, &r.name);
+        let mut outcome = resolver.resolve(node, &r.name);
+        if let (RefKind::Call, Some(args), Outcome::Resolved(targets)) =
+            (r.kind, r.module.as_deref(), &mut outcome)
+        {
+            overloads::narrow(g, targets, args);
+        }
         if r.kind == RefKind::Reference && !matches!(outcome, Outcome::Resolved(_)) {
             // A name passed as a value is usually a plain variable: only definitions count.
             continue;
