@@ -62,6 +62,9 @@ impl NodeKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RefKind {
     /// A call site; `name` is the callee text (`self.save`, `os.path.join`, `new Foo`).
+    /// `module`, when set, lists the arguments comma-separated, each its type where the text
+    /// shows it (a literal, a cast) or `_` (`String,_`; empty for none): it picks among
+    /// overloads (Java, Kotlin, C#).
     Call,
     /// An import; `module` is what is imported from, `name` the imported item (if any).
     Import,

@@ -2,13 +2,18 @@
 //! constructors, destructors (`~Name`), `const` fields (one Constant per declarator), local
 //! functions, and block namespaces (Module, so nested types are qualified through them).
 //! Properties, events, indexers and operators are not definitions. `///` XML doc comments
-//! are the docs (tags kept). References: invocations, `new Foo()`, `: base(...)`/`: this(...)`
-//! initializers, `using` directives, base lists and attributes on definitions.
+//! are the docs (tags kept). References: invocations (with their arguments' types where
+//! literals and casts show them), `new Foo()` (and `Foo x = new()`), `: base(...)`/
+//! `: this(...)` initializers, `using` directives, base lists, attributes on definitions,
+//! method groups passed as arguments or subscribed to events, and bindings: parameters,
+//! locals (`var` ones typed by their constructor), `foreach`, `catch`, pattern and `out`
+//! variables, lambda parameters, fields, properties and primary-constructor parameters
+//! (fields).
 //! A type declaration that error recovery broke up is recovered from the error node.
 //! The module name is a file-scoped `namespace A.B;`; "" when the file uses block namespaces
 //! (they are Module definitions); otherwise the file's directory, dotted.
 
-use super::java::{directory_module, recovered_type, strip_type_args};
+use super::java::{directory_module, recovered_type, strip_type_args, with_args};
 use super::{Cx, Def, Rules};
 use crate::model::{NodeKind, RawRef, RefKind};
 use tree_sitter::Node;
@@ -66,7 +71,9 @@ impl Rules for CSharp {
         match node.kind() {
             "invocation_expression" => {
                 if let Some(f) = node.child_by_field_name("function") {
-                    out.push(cx.reference(RefKind::Call, &callee(f, cx), node));
+                    let call = cx.reference(RefKind::Call, &callee(f, cx), node);
+                    let args = node.child_by_field_name("arguments");
+                    out.push(with_args(call, args, cx, arg_type));
                 }
             }
             "object_creation_expression" => {
@@ -105,6 +112,66 @@ impl Rules for CSharp {
                     attributes(field, cx, out);
                 }
             }
+            // Fields, events and locals (`using` and `for` ones too). Visited in the class's
+            // scope, before a constant's own declarator opens its definition.
+            "variable_declaration" => {
+                let kind = match node.parent().map(|p| p.kind()) {
+                    Some("field_declaration" | "event_field_declaration") => RefKind::Field,
+                    _ => RefKind::Local,
+                };
+                declarators(node, kind, cx, out);
+            }
+            "property_declaration" => {
+                // A property is used like a field.
+                if let Some(name) = node.child_by_field_name("name") {
+                    let ty = node
+                        .child_by_field_name("type")
+                        .and_then(|t| type_text(t, cx));
+                    out.push(cx.binding(RefKind::Field, cx.text(name), ty.as_deref(), name));
+                }
+            }
+            "parameter_list" => parameters(node, cx, out),
+            "implicit_parameter" => {
+                // `x => ...`
+                out.push(cx.binding(RefKind::Local, cx.text(node), None, node));
+            }
+            "foreach_statement"
+            | "catch_declaration"
+            | "declaration_pattern"
+            | "declaration_expression" => {
+                // `foreach (Foo x in xs)`, `catch (E e)`, `o is Foo f`, `out Foo x`.
+                let name = match node.kind() {
+                    "foreach_statement" => node.child_by_field_name("left"),
+                    _ => node.child_by_field_name("name"),
+                };
+                if let Some(name) = name.filter(|n| n.kind() == "identifier") {
+                    let ty = node
+                        .child_by_field_name("type")
+                        .and_then(|t| type_text(t, cx));
+                    out.push(cx.binding(RefKind::Local, cx.text(name), ty.as_deref(), name));
+                }
+            }
+            "argument" => {
+                // A method group passed as a delegate: `xs.ForEach(Print)`, `this.Print`.
+                if let Some(value) =
+                    node.named_child(node.named_child_count().saturating_sub(1) as u32)
+                {
+                    if let Some(text) = method_group(value, cx) {
+                        out.push(cx.reference(RefKind::Reference, &text, value));
+                    }
+                }
+            }
+            "assignment_expression" => {
+                // Event subscription: `button.Click += OnClick`.
+                let op = node.child_by_field_name("operator").map(|o| cx.text(o));
+                if matches!(op, Some("+=" | "-=")) {
+                    if let Some(value) = node.child_by_field_name("right") {
+                        if let Some(text) = method_group(value, cx) {
+                            out.push(cx.reference(RefKind::Reference, &text, value));
+                        }
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -128,6 +195,138 @@ impl Rules for CSharp {
         } else {
             directory_module(path)
         }
+    }
+}
+
+/// Every variable of a declaration, typed as declared; `var x = new Foo()` takes the type
+/// it is constructed with. `Foo x = new()` calls the constructor of the declared type.
+fn declarators(decl: Node, kind: RefKind, cx: &Cx, out: &mut Vec<RawRef>) {
+    let ty_node = decl.child_by_field_name("type");
+    let ty = ty_node.and_then(|t| type_text(t, cx));
+    let mut c = decl.walk();
+    for d in decl.named_children(&mut c) {
+        if d.kind() != "variable_declarator" {
+            continue;
+        }
+        let Some(name) = d.child_by_field_name("name") else {
+            continue;
+        };
+        let mut c = d.walk();
+        let value = d
+            .named_children(&mut c)
+            .find(|v| v.id() != name.id() && v.kind() != "bracketed_argument_list");
+        let ty = match (&ty, value) {
+            (Some(t), Some(v)) if v.kind() == "implicit_object_creation_expression" => {
+                out.push(cx.reference(RefKind::Call, t, v));
+                Some(t.clone())
+            }
+            (Some(t), _) => Some(t.clone()),
+            (None, Some(v)) if v.kind() == "object_creation_expression" => v
+                .child_by_field_name("type")
+                .and_then(|t| type_text(t, cx))
+                .map(|t| format!("{t}()")),
+            _ => None,
+        };
+        out.push(cx.binding(kind, cx.text(name), ty.as_deref(), name));
+    }
+}
+
+/// Parameters of a method, constructor, lambda or local function are locals; those of a
+/// class, struct or record (primary constructor) are visible to all its members.
+fn parameters(list: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let kind = match list.parent().map(|p| p.kind()) {
+        Some("class_declaration" | "struct_declaration" | "record_declaration") => RefKind::Field,
+        _ => RefKind::Local,
+    };
+    let mut c = list.walk();
+    for p in list.named_children(&mut c) {
+        if p.kind() != "parameter" {
+            continue;
+        }
+        if let Some(name) = p.child_by_field_name("name") {
+            let ty = p.child_by_field_name("type").and_then(|t| type_text(t, cx));
+            out.push(cx.binding(kind, cx.text(name), ty.as_deref(), name));
+        }
+    }
+    // `params T[] rest` is written straight into the list.
+    if let Some(name) = list.child_by_field_name("name") {
+        out.push(cx.binding(kind, cx.text(name), None, name));
+    }
+}
+
+/// The type of an argument where the text shows it: literals, casts and `new T(...)`.
+/// Named and `ref`/`out` arguments are left unknown.
+fn arg_type(arg: Node, cx: &Cx) -> Option<String> {
+    if arg.child_by_field_name("name").is_some() || arg.named_child_count() != 1 {
+        return None;
+    }
+    let mut c = arg.walk();
+    if arg
+        .children(&mut c)
+        .any(|k| matches!(k.kind(), "ref" | "out" | "in"))
+    {
+        return None;
+    }
+    let value = arg.named_child(0)?;
+    let ty = match value.kind() {
+        "string_literal"
+        | "verbatim_string_literal"
+        | "raw_string_literal"
+        | "interpolated_string_expression" => "string",
+        "character_literal" => "char",
+        "integer_literal" => {
+            let t = cx.text(value);
+            if t.ends_with(['u', 'U']) || t.contains("UL") || t.contains("ul") {
+                return None;
+            }
+            match t.ends_with(['l', 'L']) {
+                true => "long",
+                false => "int",
+            }
+        }
+        "real_literal" => match cx.text(value).chars().last() {
+            Some('f' | 'F') => "float",
+            Some('m' | 'M') => "decimal",
+            _ => "double",
+        },
+        "boolean_literal" => "bool",
+        "cast_expression" | "object_creation_expression" => {
+            return Some(strip_type_args(
+                cx.text(value.child_by_field_name("type")?),
+                '<',
+                '>',
+            ))
+        }
+        _ => return None,
+    };
+    Some(ty.to_string())
+}
+
+/// A type worth looking up: a named type without type arguments (`Foo?` is `Foo`).
+/// Predefined, array, tuple and pointer types, and `var`, bind no type.
+fn type_text(ty: Node, cx: &Cx) -> Option<String> {
+    match ty.kind() {
+        "identifier" | "qualified_name" | "generic_name" => {
+            Some(strip_type_args(cx.text(ty), '<', '>'))
+        }
+        "nullable_type" => ty.named_child(0).and_then(|t| type_text(t, cx)),
+        _ => None,
+    }
+}
+
+/// An argument that may name a method: a bare name, or a member of `this`/`base`. Other
+/// member accesses are almost always property reads.
+fn method_group(value: Node, cx: &Cx) -> Option<String> {
+    match value.kind() {
+        "identifier" => Some(cx.text(value).to_string()),
+        "member_access_expression" => {
+            let text: String = cx.text(value).split_whitespace().collect();
+            let rest = text
+                .strip_prefix("this.")
+                .or_else(|| text.strip_prefix("base."))?;
+            (!rest.contains(['.', '(', '[', '<'])).then_some(text)
+        }
+        _ => None,
     }
 }
 

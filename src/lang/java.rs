@@ -3,8 +3,12 @@
 //! classes and enum constant bodies included), constructors and compact constructors (named
 //! after their class), `static final` fields and interface constants (one Constant per
 //! declarator), nested, inner and local classes. Javadoc comes from the leading comment.
-//! References: method calls, `new Foo()`, `super(...)`/`this(...)`, imports (static and
-//! on-demand ones too), `extends`/`implements` and annotations on definitions.
+//! References: method calls (with their arguments' types where literals and casts show
+//! them), `new Foo()`, `super(...)`/`this(...)`, imports (static and on-demand ones too),
+//! `extends`/`implements`, annotations on definitions, method references (`Foo::bar`;
+//! `Foo::new` names the class), and bindings: parameters, locals (`var` ones typed by their
+//! constructor), loop, catch, resource and pattern variables, lambda parameters, fields and
+//! record components (fields of the record).
 //! A type declaration that error recovery broke up is recovered from the error node.
 //! The module name is the declared `package`, else the file's directory, dotted.
 
@@ -72,10 +76,17 @@ impl Rules for Java {
                     return;
                 };
                 let callee = match node.child_by_field_name("object") {
-                    Some(obj) => format!("{}.{}", cx.text(obj), cx.text(name)),
+                    // `Outer.this.m()` calls a member of the enclosing `Outer`.
+                    Some(obj) => {
+                        let obj = cx.text(obj);
+                        let obj = obj.strip_suffix(".this").unwrap_or(obj);
+                        format!("{}.{}", obj, cx.text(name))
+                    }
                     None => cx.text(name).to_string(),
                 };
-                out.push(cx.reference(RefKind::Call, &callee, node));
+                let call = cx.reference(RefKind::Call, &callee, node);
+                let args = node.child_by_field_name("arguments");
+                out.push(with_args(call, args, cx, arg_type));
             }
             "object_creation_expression" => {
                 if let Some(ty) = node.child_by_field_name("type") {
@@ -123,6 +134,104 @@ impl Rules for Java {
                     annotations(field, cx, out);
                 }
             }
+            // Fields (constants too: `LOG.info()` needs the type of `LOG`). Visited in the
+            // class's scope, before a constant's own declarator opens its definition.
+            "field_declaration" | "constant_declaration" => {
+                declarators(node, RefKind::Field, cx, out)
+            }
+            "local_variable_declaration" => declarators(node, RefKind::Local, cx, out),
+            "formal_parameter"
+            | "catch_formal_parameter"
+            | "resource"
+            | "enhanced_for_statement" => {
+                // A record's components are its fields.
+                let kind = match node.parent().and_then(|p| p.parent()) {
+                    Some(r)
+                        if node.kind() == "formal_parameter"
+                            && r.kind() == "record_declaration" =>
+                    {
+                        RefKind::Field
+                    }
+                    _ => RefKind::Local,
+                };
+                let ty = match node.kind() {
+                    "catch_formal_parameter" => {
+                        let mut c = node.walk();
+                        let t = node
+                            .named_children(&mut c)
+                            .find(|n| n.kind() == "catch_type");
+                        t.and_then(|t| t.named_child(0))
+                    }
+                    _ => node.child_by_field_name("type"),
+                };
+                if let Some(name) = node.child_by_field_name("name") {
+                    // `try (var r = new Res())`; a loop's value is the collection.
+                    let value = node
+                        .child_by_field_name("value")
+                        .filter(|_| node.kind() == "resource");
+                    let ty = match (ty.and_then(|t| type_text(t, cx)), value) {
+                        (None, Some(v)) => constructed(v, cx),
+                        (ty, _) => ty,
+                    };
+                    out.push(cx.binding(kind, cx.text(name), ty.as_deref(), name));
+                }
+            }
+            "spread_parameter" => {
+                // `String... names` is an array: bound, untyped.
+                let mut c = node.walk();
+                let name = node
+                    .named_children(&mut c)
+                    .find(|n| n.kind() == "variable_declarator")
+                    .and_then(|d| d.child_by_field_name("name"));
+                if let Some(name) = name {
+                    out.push(cx.binding(RefKind::Local, cx.text(name), None, name));
+                }
+            }
+            "lambda_expression" => {
+                // `x -> ...` and `(x, y) -> ...`; typed parameters are `formal_parameter`s.
+                if let Some(params) = node.child_by_field_name("parameters") {
+                    if params.kind() == "identifier" {
+                        out.push(cx.binding(RefKind::Local, cx.text(params), None, params));
+                    } else if params.kind() == "inferred_parameters" {
+                        let mut c = params.walk();
+                        for p in params.named_children(&mut c) {
+                            if p.kind() == "identifier" {
+                                out.push(cx.binding(RefKind::Local, cx.text(p), None, p));
+                            }
+                        }
+                    }
+                }
+            }
+            "instanceof_expression" => {
+                // `o instanceof Foo f`
+                if let (Some(ty), Some(name)) = (
+                    node.child_by_field_name("right"),
+                    node.child_by_field_name("name"),
+                ) {
+                    let ty = type_text(ty, cx);
+                    out.push(cx.binding(RefKind::Local, cx.text(name), ty.as_deref(), name));
+                }
+            }
+            "type_pattern" | "record_pattern_component" => {
+                // `case Foo f ->`, `Point(int x, var y)`
+                let mut c = node.walk();
+                let parts: Vec<Node> = node.named_children(&mut c).collect();
+                if let [ty, name] = parts[..] {
+                    if name.kind() == "identifier" {
+                        let ty = type_text(ty, cx);
+                        out.push(cx.binding(RefKind::Local, cx.text(name), ty.as_deref(), name));
+                    }
+                }
+            }
+            "method_reference" => {
+                // `this::run`, `Foo::bar`, `super::m`; `Foo::new` names the class.
+                let text: String = cx.text(node).split_whitespace().collect();
+                let text = strip_type_args(&text, '<', '>');
+                let target = text.strip_suffix("::new").unwrap_or(&text);
+                if !target.contains('[') && !target.contains('(') {
+                    out.push(cx.reference(RefKind::Reference, target, node));
+                }
+            }
             _ => {}
         }
     }
@@ -142,6 +251,114 @@ impl Rules for Java {
             .map(|n| strip_type_args(cx.text(n), '<', '>'));
         declared.unwrap_or_else(|| directory_module(path))
     }
+}
+
+/// A call with its arguments, which pick among overloads: their types where the text
+/// shows them (`arg_type`), `_` elsewhere, comma-separated (`String,_`; "" for none).
+pub(super) fn with_args(
+    mut call: RawRef,
+    list: Option<Node>,
+    cx: &Cx,
+    arg_type: fn(Node, &Cx) -> Option<String>,
+) -> RawRef {
+    if let Some(list) = list {
+        let mut c = list.walk();
+        let args: Vec<String> = list
+            .named_children(&mut c)
+            .filter(|a| !a.kind().contains("comment"))
+            .map(|a| arg_type(a, cx).unwrap_or_else(|| "_".to_string()))
+            .collect();
+        call.module = Some(args.join(","));
+    }
+    call
+}
+
+/// The type of an argument where the text shows it: literals, casts, `new T(...)`, and
+/// string concatenations.
+fn arg_type(arg: Node, cx: &Cx) -> Option<String> {
+    let ty = match arg.kind() {
+        "string_literal" | "text_block" => "String",
+        "character_literal" => "char",
+        "decimal_integer_literal"
+        | "hex_integer_literal"
+        | "octal_integer_literal"
+        | "binary_integer_literal" => match cx.text(arg).ends_with(['l', 'L']) {
+            true => "long",
+            false => "int",
+        },
+        "decimal_floating_point_literal" | "hex_floating_point_literal" => {
+            match cx.text(arg).ends_with(['f', 'F']) {
+                true => "float",
+                false => "double",
+            }
+        }
+        "true" | "false" => "boolean",
+        "class_literal" => "Class",
+        "cast_expression" | "object_creation_expression" => {
+            return Some(strip_type_args(
+                cx.text(arg.child_by_field_name("type")?),
+                '<',
+                '>',
+            ))
+        }
+        "parenthesized_expression" | "unary_expression" => {
+            let inner = arg.named_child(arg.named_child_count().checked_sub(1)? as u32)?;
+            return arg_type(inner, cx);
+        }
+        // `"n = " + n` is a string.
+        "binary_expression" if cx.field(arg, "operator") == Some("+") => {
+            let left = arg.child_by_field_name("left")?;
+            let right = arg.child_by_field_name("right")?;
+            let string = |n: Node| arg_type(n, cx).is_some_and(|t| t == "String");
+            return (string(left) || string(right)).then(|| "String".to_string());
+        }
+        _ => return None,
+    };
+    Some(ty.to_string())
+}
+
+/// Every variable of a field or local declaration, typed as declared; `var x = new Foo()`
+/// takes the type it is constructed with.
+fn declarators(decl: Node, kind: RefKind, cx: &Cx, out: &mut Vec<RawRef>) {
+    let ty = decl
+        .child_by_field_name("type")
+        .and_then(|t| type_text(t, cx));
+    let mut c = decl.walk();
+    for d in decl.children_by_field_name("declarator", &mut c) {
+        let Some(name) = d.child_by_field_name("name") else {
+            continue;
+        };
+        // `int[] a, b[];`: a declarator with dimensions is an array.
+        let ty = match (&ty, d.child_by_field_name("dimensions")) {
+            (_, Some(_)) => None,
+            (Some(t), None) => Some(t.clone()),
+            (None, None) => d
+                .child_by_field_name("value")
+                .and_then(|v| constructed(v, cx)),
+        };
+        out.push(cx.binding(kind, cx.text(name), ty.as_deref(), name));
+    }
+}
+
+/// A declared type worth looking up: class types without type arguments. Primitive and
+/// array types, and `var`, bind no type.
+fn type_text(ty: Node, cx: &Cx) -> Option<String> {
+    match ty.kind() {
+        "type_identifier" if cx.text(ty) == "var" => None,
+        "type_identifier" | "scoped_type_identifier" | "generic_type" => {
+            Some(strip_type_args(cx.text(ty), '<', '>'))
+        }
+        _ => None,
+    }
+}
+
+/// `new Foo<>(...)` as the call of the type, `Foo()`: the value's type.
+fn constructed(value: Node, cx: &Cx) -> Option<String> {
+    if value.kind() != "object_creation_expression" {
+        return None;
+    }
+    let ty = value.child_by_field_name("type")?;
+    Some(format!("{}()", strip_type_args(cx.text(ty), '<', '>')))
 }
 
 /// A declarator of a `static final` field or of an interface constant.

@@ -4,12 +4,17 @@
 //! functions `fun T.f()` are qualified through their receiver type `T`), secondary
 //! constructors (named after their class), `const val` and UPPER_CASE `val` at top level or
 //! in objects (Constant), and type aliases (Type). KDoc comes from the leading comment.
-//! References: calls, `this(...)`/`super(...)` delegation, imports, supertypes (a
-//! constructor call `Base()` is inherited, a bare type implemented) and annotations.
+//! References: calls (`a!!.b` and `this@Outer.m` written `a.b`, `this.m`; with their
+//! arguments' types where literals show them), `this(...)`/`super(...)` delegation, imports,
+//! supertypes (a constructor call `Base()` is inherited, a bare type implemented),
+//! annotations, callable references (`::f`, `Foo::bar`), and bindings: parameters, local and
+//! top-level properties (typed as declared or by the call that initializes them), loop,
+//! catch, `when` and lambda variables (`it` too), properties of classes and objects and
+//! `val`/`var` constructor parameters (fields).
 //! A type declaration that error recovery broke up is recovered from the error node.
 //! The module name is the declared `package`, else the file's directory, dotted.
 
-use super::java::{directory_module, recovered_type, strip_type_args};
+use super::java::{directory_module, recovered_type, strip_type_args, with_args};
 use super::{Cx, Def, Rules};
 use crate::model::{NodeKind, RawRef, RefKind};
 use tree_sitter::Node;
@@ -131,8 +136,77 @@ impl Rules for Kotlin {
         match node.kind() {
             "call_expression" => {
                 if let Some(callee) = node.named_child(0) {
-                    out.push(cx.reference(RefKind::Call, cx.text(callee), node));
+                    let call = cx.reference(RefKind::Call, &clean_callee(cx.text(callee)), node);
+                    let args = child_of_kind(node, "value_arguments");
+                    let mut call = with_args(call, args, cx, arg_type);
+                    // A trailing lambda is one more argument.
+                    if child_of_kind(node, "annotated_lambda").is_some() {
+                        call.module = Some(match call.module.as_deref() {
+                            None | Some("") => "_".to_string(),
+                            Some(a) => format!("{a},_"),
+                        });
+                    }
+                    out.push(call);
                 }
+            }
+            "parameter" => {
+                // A function's (or anonymous function's) parameter.
+                if let Some(name) = child_of_kind(node, "identifier") {
+                    let ty = node
+                        .named_child(node.named_child_count().saturating_sub(1) as u32)
+                        .and_then(|t| type_text(t, cx));
+                    out.push(cx.binding(RefKind::Local, cx.text(name), ty.as_deref(), name));
+                }
+            }
+            // `val`/`var` constructor parameters are properties; plain ones are only seen by
+            // initializers.
+            "class_parameter" if has_child_kind(node, "val") || has_child_kind(node, "var") => {
+                if let Some(name) = child_of_kind(node, "identifier") {
+                    let mut c = node.walk();
+                    let ty = node.named_children(&mut c).find_map(|t| type_text(t, cx));
+                    out.push(cx.binding(RefKind::Field, cx.text(name), ty.as_deref(), name));
+                }
+            }
+            "property_declaration" => property(node, cx, out),
+            "for_statement" | "lambda_parameters" | "when_subject" => {
+                let mut c = node.walk();
+                for var in node.named_children(&mut c) {
+                    match var.kind() {
+                        "variable_declaration" => {
+                            // `when (val x = f())` takes what the call returns.
+                            let inferred = (node.kind() == "when_subject")
+                                .then(|| var.next_named_sibling().and_then(|v| called(v, cx)))
+                                .flatten();
+                            variable(var, RefKind::Local, inferred, cx, out)
+                        }
+                        "multi_variable_declaration" => {
+                            let mut c = var.walk();
+                            for v in var.named_children(&mut c) {
+                                variable(v, RefKind::Local, None, cx, out);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            // A lambda without parameters has the implicit `it`.
+            "lambda_literal" if child_of_kind(node, "lambda_parameters").is_none() => {
+                out.push(cx.binding(RefKind::Local, "it", None, node));
+            }
+            "catch_block" => {
+                if let Some(name) = child_of_kind(node, "identifier") {
+                    let mut c = node.walk();
+                    let ty = node.named_children(&mut c).find_map(|t| type_text(t, cx));
+                    out.push(cx.binding(RefKind::Local, cx.text(name), ty.as_deref(), name));
+                }
+            }
+            "callable_reference" => {
+                // `::helper`, `Foo::bar`, `::Foo` (a constructor).
+                callable_reference(node, cx, out)
+            }
+            "navigation_expression" if has_child_kind(node, "::") => {
+                // `Foo::bar` and `this::m` parse as navigation with `::`.
+                callable_reference(node, cx, out)
             }
             "constructor_delegation_call" => {
                 if let Some(kw) = node.child(0).filter(|k| !k.is_named()) {
@@ -149,10 +223,7 @@ impl Rules for Kotlin {
                 prefix_annotations(node, cx, out);
                 annotations(node, cx, out)
             }
-            "property_declaration" if constant(node, cx).is_some() => {
-                prefix_annotations(node, cx, out);
-                annotations(node, cx, out)
-            }
+
             "infix_expression" if misparsed_class(node, cx).is_some() => {
                 // The annotations are the enclosing annotated expressions.
                 let mut chain = Vec::new();
@@ -178,6 +249,155 @@ impl Rules for Kotlin {
             .map(|q| cx.text(q).split_whitespace().collect::<String>());
         declared.unwrap_or_else(|| directory_module(path))
     }
+}
+
+/// A property: in a class, object or companion body a field of it (a constant's binding is
+/// attached to the constant, whose enclosing type owns it); in a function body a local; at
+/// top level a global of the file, which shadows like a local. Extension properties
+/// (`val Foo.size`) bind nothing.
+fn property(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    if constant(node, cx).is_some() {
+        prefix_annotations(node, cx, out);
+        annotations(node, cx, out);
+    }
+    let mut c = node.walk();
+    let mut var = None;
+    let mut value = None;
+    for child in node.named_children(&mut c) {
+        match child.kind() {
+            "user_type" | "nullable_type" | "parenthesized_type" => return,
+            "variable_declaration" | "multi_variable_declaration" => var = Some(child),
+            "modifiers" | "type_parameters" | "type_constraints" | "type_modifiers" | "getter"
+            | "setter" | "property_delegate" => {}
+            _ if var.is_some() => value = Some(child),
+            _ => {}
+        }
+    }
+    let Some(var) = var else {
+        return;
+    };
+    let kind = match node.parent().map(|p| p.kind()) {
+        Some("class_body" | "enum_class_body") => RefKind::Field,
+        _ => RefKind::Local,
+    };
+    if var.kind() == "multi_variable_declaration" {
+        let mut c = var.walk();
+        for v in var.named_children(&mut c) {
+            variable(v, kind, None, cx, out);
+        }
+    } else {
+        variable(var, kind, value.and_then(|v| called(v, cx)), cx, out);
+    }
+}
+
+/// `name` or `name: Type` of a property, loop or lambda; `inferred` is the type taken from
+/// the value when none is written.
+fn variable(var: Node, kind: RefKind, inferred: Option<String>, cx: &Cx, out: &mut Vec<RawRef>) {
+    if var.kind() != "variable_declaration" {
+        return;
+    }
+    let Some(name) = child_of_kind(var, "identifier") else {
+        return;
+    };
+    let mut c = var.walk();
+    let declared = var
+        .named_children(&mut c)
+        .find(|t| t.kind() != "identifier" && t.kind() != "annotation");
+    let ty = match declared {
+        Some(t) => type_text(t, cx),
+        None => inferred,
+    };
+    out.push(cx.binding(kind, cx.text(name), ty.as_deref(), name));
+}
+
+/// The type of an argument where the text shows it: literals and `as` casts. Named
+/// arguments (`x = 1`) are left unknown.
+fn arg_type(arg: Node, cx: &Cx) -> Option<String> {
+    if has_child_kind(arg, "=") || arg.named_child_count() != 1 {
+        return None;
+    }
+    let value = arg.named_child(0)?;
+    let ty = match value.kind() {
+        "string_literal" | "multiline_string_literal" => "String",
+        "character_literal" => "Char",
+        "number_literal" => {
+            let t = cx.text(value);
+            if t.ends_with(['u', 'U']) || t.contains("uL") || t.contains("UL") {
+                return None;
+            }
+            match t.ends_with('L') {
+                true => "Long",
+                false => "Int",
+            }
+        }
+        "float_literal" => match cx.text(value).ends_with(['f', 'F']) {
+            true => "Float",
+            false => "Double",
+        },
+        "as_expression" => {
+            let ty = value.child_by_field_name("right")?;
+            return type_text(ty, cx);
+        }
+        _ => return None,
+    };
+    Some(ty.to_string())
+}
+
+/// A type worth looking up: a user type (nullable or not) without its type arguments.
+/// Function types bind no type.
+fn type_text(ty: Node, cx: &Cx) -> Option<String> {
+    match ty.kind() {
+        "user_type" => Some(strip_type_args(cx.text(ty), '<', '>')),
+        "nullable_type" | "parenthesized_type" => ty.named_child(0).and_then(|t| type_text(t, cx)),
+        _ => None,
+    }
+}
+
+/// `Foo()` or `a.b.make()` as the value's type: `callee()` (the class, when a class is called).
+fn called(value: Node, cx: &Cx) -> Option<String> {
+    if value.kind() != "call_expression" {
+        return None;
+    }
+    let callee = value.named_child(0)?;
+    matches!(callee.kind(), "identifier" | "navigation_expression")
+        .then(|| format!("{}()", clean_callee(cx.text(callee))))
+}
+
+/// `::helper`, `Foo::bar`, `this::run`; `Foo::class` is a class literal, not a reference.
+fn callable_reference(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    let text: String = cx.text(node).split_whitespace().collect();
+    let text = strip_type_args(&text, '<', '>');
+    if text.ends_with("::class") || text.contains('(') || text.contains('{') {
+        return;
+    }
+    out.push(cx.reference(RefKind::Reference, &clean_callee(&text), node));
+}
+
+/// A callee without Kotlin's `!!` assertions and `@label` qualifiers: `a!!.b` -> `a.b`,
+/// `this@Outer.m` -> `this.m`.
+fn clean_callee(text: &str) -> String {
+    if !text.contains(['!', '@']) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(ch) = chars.next() {
+        match ch {
+            '!' if chars.peek() == Some(&'!') => {
+                chars.next();
+            }
+            '@' if out.ends_with("this") || out.ends_with("super") => {
+                while chars
+                    .peek()
+                    .is_some_and(|c| c.is_alphanumeric() || *c == '_')
+                {
+                    chars.next();
+                }
+            }
+            _ => out.push(ch),
+        }
+    }
+    out
 }
 
 /// Several annotations with arguments before a top-level `class A { ... }` make the grammar

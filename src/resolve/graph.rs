@@ -3,6 +3,7 @@
 //! class hierarchy. Loaded from the database in a few sequential scans.
 
 use super::lang::{self, Profile};
+use super::overloads::{self, Params};
 use crate::model::{NodeKind, RefKind};
 use crate::store::writer::{base_name, ORDINAL_BITS};
 use anyhow::Result;
@@ -48,6 +49,9 @@ pub struct NodeInfo {
     pub name: Box<str>,
     /// The qualified name without its `#k` uniqueness suffix.
     pub qn: Box<str>,
+    /// The parameters of a method, which choose among overloads; read for languages with
+    /// declared types (Java, Kotlin, C#).
+    pub params: Option<Box<Params>>,
 }
 
 /// A member variable with a declared or inferred type (`self.session = Session()`).
@@ -254,6 +258,15 @@ impl Graph {
                     g.returns.insert(idx, ret.into());
                 }
             }
+            let params = match kind {
+                NodeKind::Method | NodeKind::Function
+                    if g.files[file as usize].profile.types.is_some() =>
+                {
+                    let signature = r.get_ref(6)?.as_str_or_null()?.unwrap_or("");
+                    overloads::parse(signature, name).map(Box::new)
+                }
+                _ => None,
+            };
             g.nodes.push(NodeInfo {
                 id: r.get(0)?,
                 file,
@@ -261,6 +274,7 @@ impl Graph {
                 parent: None,
                 name: name.into(),
                 qn: qn.into(),
+                params,
             });
         }
         for (i, p) in parents.into_iter().enumerate() {

@@ -3,8 +3,9 @@
 //! and the reference's confidence is that of its least certain step.
 //!
 //! Bare names are looked up, most certain first: locals and parameters (which shadow
-//! everything), enclosing definitions, members of the enclosing type where the language
-//! makes them implicit, the file's module, imports, star imports and includes, the
+//! everything), enclosing definitions, members and typed fields of the enclosing type where
+//! the language makes them implicit, the file's module, imports, star imports, implicit
+//! imports (`java.lang`) and includes, packages written out in full (`java.util.List`), the
 //! language's own names (external), and last, where the language allows it, a definition
 //! anywhere in the repository with that name.
 //!
@@ -229,12 +230,28 @@ impl<'g> Resolver<'g> {
             (Head::Expression, _) => (Ok(Step::new(Value::Unknown, 1.0, "")), &segments[..]),
             (Head::SuperCall, _) => (self.super_of(scope), &segments[..]),
             (Head::Call(k), _) => (Ok(self.call_result(scope, &segments[..k])), &segments[k..]),
-            (Head::Name, _) => (self.bare(scope, segments[0], 0), &segments[1..]),
+            (Head::Name, _) => (
+                // A name something is looked up in (`name.m()`) is never a method.
+                self.lookup(scope, segments[0], 0, segments.len() > 1),
+                &segments[1..],
+            ),
         };
         let mut step = match step {
             Ok(s) => s,
             Err(miss) => return self.unresolved(miss, last),
         };
+        // Where types are declared, calling a variable of a library type (a delegate, a
+        // `Function` parameter) calls whatever it holds: a local call, not a library one.
+        if rest.is_empty()
+            && matches!(step.value, Value::External)
+            && step.strategy == "external"
+            && self.profile_of(scope).types.is_some()
+        {
+            return Outcome::Unresolved {
+                miss: Miss::Local,
+                candidates: 0,
+            };
+        }
         for seg in rest {
             step = match self.member(&step, seg, 0) {
                 Ok(next) => step.then(next),
@@ -330,7 +347,11 @@ impl<'g> Resolver<'g> {
                 if defs.is_empty() {
                     return self.unresolved(Miss::NotFound, last);
                 }
-                if defs.len() > self.fuzzy_limit && !self.go_variants(&defs) {
+                // Overloads share one qualified name: they count once against the limit.
+                if defs.len() > self.fuzzy_limit
+                    && !self.go_variants(&defs)
+                    && self.distinct_names(&defs) > self.fuzzy_limit
+                {
                     return Outcome::Unresolved {
                         miss: Miss::Ambiguous,
                         candidates: defs.len(),
@@ -352,9 +373,16 @@ impl<'g> Resolver<'g> {
                 candidates: 0,
             },
             Value::Super(t) => {
-                let bases = self.g.bases.get(&t).cloned().unwrap_or_default();
+                let mut bases = self.g.bases.get(&t).cloned().unwrap_or_default();
                 if bases.is_empty() {
                     return self.unresolved(Miss::External, last);
+                }
+                // `super(...)` calls the base class, not the interfaces beside it.
+                if bases
+                    .iter()
+                    .any(|&b| self.g.node(b).kind != NodeKind::Interface)
+                {
+                    bases.retain(|&b| self.g.node(b).kind != NodeKind::Interface);
                 }
                 self.finish(
                     scope,
@@ -391,6 +419,14 @@ impl<'g> Resolver<'g> {
             out.push(d);
         }
         out
+    }
+
+    /// How many different qualified names the definitions have.
+    fn distinct_names(&self, defs: &[Idx]) -> usize {
+        let mut names: Vec<&str> = defs.iter().map(|&d| &*self.g.node(d).qn).collect();
+        names.sort_unstable();
+        names.dedup();
+        names.len()
     }
 
     /// A method called on a receiver of unknown type: only its name is known. Only methods
@@ -489,6 +525,12 @@ impl<'g> Resolver<'g> {
 
     /// A bare name at `scope`.
     fn bare(&self, scope: Idx, name: &str, depth: u8) -> Result<Step, Miss> {
+        self.lookup(scope, name, depth, false)
+    }
+
+    /// A bare name at `scope`; `receiver` when something is looked up in it (`name.m()`) or
+    /// it names a type: where types are declared, that is never a method.
+    fn lookup(&self, scope: Idx, name: &str, depth: u8, receiver: bool) -> Result<Step, Miss> {
         let g = self.g;
         let node = g.node(scope);
         let file = g.file(node.file);
@@ -520,8 +562,31 @@ impl<'g> Resolver<'g> {
                 NodeKind::File => break,
                 k if k.is_type_like() => {
                     saw_type = true;
+                    // Inside a type its own name is the type, not the constructors named
+                    // after it (Java, Kotlin, C#; C++ has the same rule).
+                    if p.implicit_members && p.types.is_some() && &*n.name == name {
+                        return Ok(Step::new(Value::Defs(vec![a]), SAME_SCOPE, "scope"));
+                    }
                     if p.implicit_members {
-                        if let Some(step) = self.implicit_member(a, name, depth) {
+                        let mut hits = self.class_member(a, name);
+                        if receiver && p.types.is_some() {
+                            hits.retain(|&h| {
+                                !matches!(g.node(h).kind, NodeKind::Method | NodeKind::Function)
+                            });
+                        }
+                        if hits.is_empty() && p.translation_units() {
+                            if let Some(step) = self.field_type(a, name, depth) {
+                                return Ok(step);
+                            }
+                        }
+                        if !hits.is_empty() {
+                            return Ok(Step::new(Value::Defs(hits), MEMBER, "member"));
+                        }
+                    }
+                    // A typed field of the type or its bases, used without `this.` (Java,
+                    // Kotlin, C#; C++ and Swift have the same rule).
+                    if p.implicit_members && p.types.is_some() {
+                        if let Some(step) = self.field_type(a, name, depth) {
                             return Ok(step);
                         }
                     }
@@ -531,6 +596,20 @@ impl<'g> Resolver<'g> {
                     if !hits.is_empty() {
                         let (c, s) = self.locality(&hits, node.file, SAME_PACKAGE, "namespace");
                         return Ok(Step::new(Value::Defs(hits), c, s));
+                    }
+                    // `namespace A.B { }` also sees the names of `A` (C#; C++ has the same
+                    // rule), unless an enclosing namespace node comes next and says so itself.
+                    let outer_is_module =
+                        n.parent.is_some_and(|q| g.node(q).kind == NodeKind::Module);
+                    if p.nested_namespaces && p.types.is_some() && !outer_is_module {
+                        let mut prefix = &*n.qn;
+                        while let Some((outer, _)) = prefix.rsplit_once('.') {
+                            prefix = outer;
+                            let hits = g.member_qn(prefix, name);
+                            if !hits.is_empty() {
+                                return Ok(Step::new(Value::Defs(hits), SAME_PACKAGE, "namespace"));
+                            }
+                        }
                     }
                 }
                 _ => {
@@ -596,6 +675,14 @@ impl<'g> Resolver<'g> {
             if let Some(step) = self.go_package_var(&file.module, name, depth) {
                 return Ok(step);
             }
+        }
+        // A package or namespace written out in full (`java.util.Arrays.sort(a)`).
+        if p.types.is_some() && g.module_exists(name) {
+            return Ok(Step::new(
+                Value::Module(name.to_string()),
+                SAME_SCOPE,
+                "qualified_name",
+            ));
         }
         if p.is_builtin(name) {
             return Ok(Step::new(Value::External, 1.0, "builtin"));
@@ -1018,15 +1105,30 @@ impl<'g> Resolver<'g> {
         };
         let split = |c: char| c == '.' || (rust && c == ':');
         let mut parts = name.split(split).filter(|s| !s.is_empty());
-        let first = match root {
-            Some((module, used)) => {
-                parts.nth(used - 1);
-                Some(Ok(Step::new(Value::Module(module), IMPORT, "path")))
-            }
-            None => parts.next().map(|first| self.bare(scope, first, depth + 1)),
+        let rooted = root.map(|(module, used)| {
+            parts.nth(used - 1);
+            Step::new(Value::Module(module), IMPORT, "path")
+        });
+        let first = if rooted.is_some() {
+            Some("")
+        } else {
+            parts.next()
         };
-        let Some(Ok(mut step)) = first else {
+        let Some(first) = first else {
             return unknown;
+        };
+        let looked_up = match rooted {
+            Some(step) => Ok(step),
+            None => self.lookup(scope, first, depth + 1, true),
+        };
+        let mut step = match looked_up {
+            Ok(step) => step,
+            // Where types are declared, one that no repository file defines is a library
+            // type. A one-letter name is more likely a type parameter, of unknown bound.
+            Err(Miss::External) if self.profile_of(scope).types.is_some() && first.len() > 1 => {
+                return Step::new(Value::External, 1.0, "external");
+            }
+            Err(_) => return unknown,
         };
         for seg in parts {
             match self.member(&step, seg, depth + 1) {
@@ -1094,12 +1196,25 @@ impl<'g> Resolver<'g> {
         while i < queue.len() && i < 64 {
             let t = queue[i];
             i += 1;
-            let mut hits = self.g.member_qn(&self.g.node(t).qn, name);
+            // Members named like their type are its constructors, not a member `name`
+            // (Java, Kotlin, C#).
+            let constructors = &*self.g.node(t).name == name && self.profile_of(t).types.is_some();
+            let mut hits = if constructors {
+                Vec::new()
+            } else {
+                self.g.member_qn(&self.g.node(t).qn, name)
+            };
             if self.profile_of(t).translation_units() {
                 hits = self.out_of_class(t, name, hits);
             }
             if !hits.is_empty() {
                 return hits;
+            }
+            if let Some(c) = self.companion(t) {
+                let hits = self.g.member_qn(&self.g.node(c).qn, name);
+                if !hits.is_empty() {
+                    return hits;
+                }
             }
             for &b in self.g.bases.get(&t).map_or(&[][..], |v| v.as_slice()) {
                 if !seen.contains(&b) {
@@ -1143,6 +1258,17 @@ impl<'g> Resolver<'g> {
         }
     }
 
+    /// The companion object of a type, whose members are the type's (Kotlin).
+    fn companion(&self, t: Idx) -> Option<Idx> {
+        let name = self.profile_of(t).types?.companion?;
+        let qn = format!("{}.{name}", self.g.node(t).qn);
+        let found = self
+            .g
+            .by_qn(&qn)
+            .find(|&c| self.g.node(c).kind.is_type_like());
+        found
+    }
+
     /// The declared type of a field `name` of `class` or its bases.
     fn field_type(&self, class: Idx, name: &str, depth: u8) -> Option<Step> {
         let mut queue = vec![class];
@@ -1151,7 +1277,11 @@ impl<'g> Resolver<'g> {
         while i < queue.len() && i < 64 {
             let t = queue[i];
             i += 1;
-            for f in self.g.fields(t, name) {
+            let companion = self.companion(t);
+            for f in std::iter::once(t)
+                .chain(companion)
+                .flat_map(|owner| self.g.fields(owner, name))
+            {
                 let step = self.type_of(f.node, &f.type_text, depth + 1);
                 if !matches!(step.value, Value::Local) {
                     return Some(step);
@@ -1188,6 +1318,17 @@ impl<'g> Resolver<'g> {
                 if n.kind == NodeKind::Module && g.file(n.file).profile.translation_units() {
                     return self.namespace_member(d, name);
                 }
+                // A typed constant (`static final Logger LOG`) has its type's members.
+                if n.kind == NodeKind::Constant {
+                    let typed = g
+                        .enclosing_type(d)
+                        .and_then(|t| self.field_type(t, &n.name, depth + 1));
+                    if let Some(step) = typed {
+                        return self
+                            .member(&step, name, depth + 1)
+                            .map(|next| step.then(next));
+                    }
+                }
                 if matches!(n.kind, NodeKind::File | NodeKind::Module) {
                     let hits = g.member_qn(&n.qn, name);
                     if !hits.is_empty() {
@@ -1206,7 +1347,10 @@ impl<'g> Resolver<'g> {
                         return Ok(Step::new(Value::Defs(hits), 1.0, ""));
                     }
                 }
-                if g.external_bases.contains(t) || bases.is_empty() {
+                // `super.toString()`: a method every object has.
+                let universal = self.profile_of(*t).types.is_some()
+                    && self.profile_of(*t).is_builtin_method(name);
+                if g.external_bases.contains(t) || bases.is_empty() || universal {
                     Err(Miss::External)
                 } else {
                     Err(Miss::NotFound)
@@ -1267,6 +1411,11 @@ impl<'g> Resolver<'g> {
         if depth < MAX_DEPTH {
             for f in g.module_files(module) {
                 let file = g.file(f);
+                // Java, Kotlin and C# imports never re-export (and chasing their star
+                // imports from package to package is very slow on a large tree).
+                if file.profile.types.is_some() {
+                    continue;
+                }
                 // Rust: a `use` inside a function or an inline `mod tests` re-exports nothing
                 // from the file's module (and following `use super::*` from there loops).
                 let exported = |imp: &&Import| {
@@ -1332,6 +1481,17 @@ impl<'g> Resolver<'g> {
                 if let Ok(step) = self.module_member(&m, name, depth + 1) {
                     if matches!(step.value, Value::Defs(_) | Value::Module(_)) {
                         return Some(Ok(Step::new(step.value, STAR_IMPORT, "star_import")));
+                    }
+                }
+            }
+        }
+        // Modules seen without an import (`java.lang`), where the repository defines them.
+        if let Some(rules) = f.profile.types {
+            for &m in rules.implicit_imports {
+                if &*f.module != m && g.module_exists(m) {
+                    let hits = g.member_qn(m, name);
+                    if !hits.is_empty() {
+                        return Some(Ok(Step::new(Value::Defs(hits), IMPORT, "implicit_import")));
                     }
                 }
             }

@@ -10,6 +10,7 @@
 mod graph;
 mod lang;
 mod lookup;
+mod overloads;
 mod python_stdlib;
 
 pub use lookup::last_name;
@@ -403,7 +404,12 @@ fn resolve_file(g: &Graph, file: Idx, refs: &[RefRow], opts: &ResolveOptions) ->
             // `self` passed along is the object, not a reference to its class.
             continue;
         }
-        let outcome = resolver.resolve(node, &r.name);
+        let mut outcome = resolver.resolve(node, &r.name);
+        if let (RefKind::Call, Some(args), Outcome::Resolved(targets)) =
+            (r.kind, r.module.as_deref(), &mut outcome)
+        {
+            overloads::narrow(g, targets, args);
+        }
         if r.kind == RefKind::Reference && !is_certain(&outcome) {
             // A name passed as a value is usually a plain variable: only a definition found
             // through scopes, imports or types counts, never a guess by name.
