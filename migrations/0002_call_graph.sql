@@ -1,4 +1,5 @@
--- codebase-indexer schema, version 2: the resolved call graph.
+-- codebase-indexer schema, version 2: the resolved call graph. `refs.kind` also takes
+-- `reference` (a definition named as a value), `local` and `field` (variables and their types).
 -- `edges` (from version 1) now holds one row per resolved reference site, pointing from the
 -- definition where the reference is written to the definition it names, plus `contains`
 -- rows from each definition to its children. References that resolve to nothing in the
@@ -8,6 +9,12 @@
 -- `java.util`. Resolution looks modules up by this name.
 ALTER TABLE files ADD COLUMN module TEXT NOT NULL DEFAULT '';
 CREATE INDEX files_module ON files(module);
+
+-- The reference sites resolution reads for every file, whatever changed: imports, member
+-- types, bases and typed file-level variables (a file node's id is a multiple of 2^19).
+CREATE INDEX refs_scope ON refs(node_id, seq)
+    WHERE kind IN ('import', 'field', 'inherits', 'implements')
+       OR (kind = 'local' AND module IS NOT NULL AND node_id % 524288 = 0);
 
 CREATE TABLE unresolved (
     source_id  INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,

@@ -303,13 +303,13 @@ impl Graph {
         // lead anywhere.
         // Typed top-level variables too (a file node's ordinal is 0): importers of the
         // file may call through them.
-        let mut q = conn.prepare(&format!(
+        // The condition is the partial index `refs_scope`'s: only those rows are read.
+        let mut q = conn.prepare(
             "SELECT node_id, kind, name, module, alias, line FROM refs \
              WHERE kind IN ('import', 'field', 'inherits', 'implements') \
-             OR (kind = 'local' AND module IS NOT NULL AND node_id % {} = 0) \
+             OR (kind = 'local' AND module IS NOT NULL AND node_id % 524288 = 0) \
              ORDER BY node_id, seq",
-            1i64 << ORDINAL_BITS
-        ))?;
+        )?;
         let mut rows = q.query([])?;
         while let Some(r) = rows.next()? {
             let Some(node) = g.node_by_id(r.get(0)?) else {
@@ -370,12 +370,19 @@ impl Graph {
             }
         }
 
+        let go_or_rust = g.files.iter().any(|f| {
+            matches!(
+                f.profile.imports,
+                lang::ImportStyle::Go | lang::ImportStyle::Rust
+            )
+        });
+        // Without Go or Rust files the query would still read every node.
         let mut q = conn.prepare(
             "SELECT n.id, n.signature, f.language FROM nodes n JOIN files f ON f.id = n.file_id \
-             WHERE f.language IN ('go', 'rust') AND n.kind IN ('Function', 'Method', 'Type') \
+             WHERE ?1 AND f.language IN ('go', 'rust') AND n.kind IN ('Function', 'Method', 'Type') \
              AND n.signature IS NOT NULL ORDER BY n.id",
         )?;
-        let mut rows = q.query([])?;
+        let mut rows = q.query([go_or_rust])?;
         while let Some(r) = rows.next()? {
             let Some(idx) = g.node_by_id(r.get(0)?) else {
                 continue;
