@@ -4,6 +4,8 @@
 
 use super::{dedent, dotted_module, unquote, Cx, Def, Rules};
 use crate::model::{NodeKind, RawRef, RefKind};
+use std::cell::RefCell;
+use std::collections::HashSet;
 use tree_sitter::Node;
 
 pub struct Python;
@@ -43,6 +45,30 @@ impl Rules for Python {
     }
 
     fn references(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+        enter(node);
+        let before = out.len();
+        self.sites(node, cx, out);
+        if out[before..]
+            .iter()
+            .any(|r| matches!(r.kind, RefKind::Local | RefKind::Reference))
+        {
+            drop_bound_references(out, before);
+        }
+    }
+
+    fn module_name(&self, path: &str, _root: Node, _cx: &Cx) -> String {
+        // A new file: no binding of a previous file's function may linger.
+        SCOPES.with(|s| {
+            let mut s = s.borrow_mut();
+            s.clear();
+            s.push((usize::MAX, HashSet::new()));
+        });
+        dotted_module(path, &["src/", "lib/"], &["__init__"])
+    }
+}
+
+impl Python {
+    fn sites(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
         match node.kind() {
             "call" => {
                 if let Some(f) = node.child_by_field_name("function") {
@@ -106,9 +132,12 @@ impl Rules for Python {
                         "keyword_argument" => arg.child_by_field_name("value"),
                         _ => Some(arg),
                     };
-                    if let Some(v) =
-                        value.filter(|v| matches!(v.kind(), "identifier" | "attribute"))
-                    {
+                    // `self` passed along is the object, not a reference to a definition.
+                    let named = value.filter(|v| {
+                        matches!(v.kind(), "identifier" | "attribute")
+                            && !matches!(cx.text(*v), "self" | "cls")
+                    });
+                    if let Some(v) = named {
                         out.push(cx.reference(RefKind::Reference, cx.text(v), v));
                     }
                 }
@@ -137,10 +166,6 @@ impl Rules for Python {
             _ => {}
         }
     }
-
-    fn module_name(&self, path: &str, _root: Node, _cx: &Cx) -> String {
-        dotted_module(path, &["src/", "lib/"], &["__init__"])
-    }
 }
 
 impl Python {
@@ -159,6 +184,53 @@ impl Python {
         d.name_node = def;
         Some(d)
     }
+}
+
+thread_local! {
+    /// The functions (and lambdas) the walk is inside, innermost last, each with where it
+    /// ends and the names bound in it so far; the module is at the bottom. A pre-order walk
+    /// sees parameters and assignments before their uses.
+    static SCOPES: RefCell<Vec<(usize, HashSet<String>)>> = RefCell::new(Vec::new());
+}
+
+/// Keeps the scope stack in step with the walk: leaves finished functions, enters `node`.
+fn enter(node: Node) {
+    SCOPES.with(|s| {
+        let mut s = s.borrow_mut();
+        let start = node.start_byte();
+        while s.len() > 1 && s.last().is_some_and(|(end, _)| *end <= start) {
+            s.pop();
+        }
+        if matches!(node.kind(), "function_definition" | "lambda") {
+            s.push((node.end_byte(), HashSet::new()));
+        }
+    });
+}
+
+/// Records the locals just extracted and drops references to names already bound in the
+/// same function: a parameter or variable passed along (`f(request)`) is not a definition
+/// named as a value, and most argument names are such variables.
+fn drop_bound_references(out: &mut Vec<RawRef>, from: usize) {
+    SCOPES.with(|s| {
+        let mut s = s.borrow_mut();
+        let Some((_, bound)) = s.last_mut() else {
+            return;
+        };
+        let mut i = from;
+        while i < out.len() {
+            match out[i].kind {
+                RefKind::Local => {
+                    bound.insert(out[i].name.clone());
+                }
+                RefKind::Reference if bound.contains(out[i].name.as_str()) => {
+                    out.remove(i);
+                    continue;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    });
 }
 
 /// Parameters bind locals, typed by their annotation (`self` and `cls` are the receiver).

@@ -168,6 +168,11 @@ pub fn defer_indexes(conn: &Connection) -> Result<Deferred> {
         triggers: Vec::new(),
     };
     for (kind, name, sql) in rows {
+        // A partial index covers few rows, stays cheap to maintain, and resolution reads
+        // through it before the deferred indexes are back.
+        if kind == "index" && sql.contains(" WHERE ") {
+            continue;
+        }
         conn.execute_batch(&format!("DROP {} \"{}\"", kind.to_uppercase(), name))?;
         if kind == "index" {
             deferred.indexes.push(sql);
