@@ -190,7 +190,7 @@ thread_local! {
     /// The functions (and lambdas) the walk is inside, innermost last, each with where it
     /// ends and the names bound in it so far; the module is at the bottom. A pre-order walk
     /// sees parameters and assignments before their uses.
-    static SCOPES: RefCell<Vec<(usize, HashSet<String>)>> = RefCell::new(Vec::new());
+    static SCOPES: RefCell<Vec<(usize, HashSet<String>)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Keeps the scope stack in step with the walk: leaves finished functions, enters `node`.
