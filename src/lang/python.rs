@@ -5,7 +5,7 @@
 use super::{dedent, dotted_module, unquote, Cx, Def, Rules};
 use crate::model::{NodeKind, RawRef, RefKind};
 use std::cell::RefCell;
-use std::collections::HashSet;
+use std::collections::HashMap;
 use tree_sitter::Node;
 
 pub struct Python;
@@ -48,11 +48,8 @@ impl Rules for Python {
         enter(node);
         let before = out.len();
         self.sites(node, cx, out);
-        if out[before..]
-            .iter()
-            .any(|r| matches!(r.kind, RefKind::Local | RefKind::Reference))
-        {
-            drop_bound_references(out, before);
+        if out.len() > before {
+            settle_locals(out, before);
         }
     }
 
@@ -61,7 +58,11 @@ impl Rules for Python {
         SCOPES.with(|s| {
             let mut s = s.borrow_mut();
             s.clear();
-            s.push((usize::MAX, HashSet::new()));
+            s.push(Scope {
+                end: usize::MAX,
+                class: false,
+                bound: HashMap::new(),
+            });
         });
         dotted_module(path, &["src/", "lib/"], &["__init__"])
     }
@@ -133,9 +134,15 @@ impl Python {
                         _ => Some(arg),
                     };
                     // `self` passed along is the object, not a reference to a definition.
-                    let named = value.filter(|v| {
-                        matches!(v.kind(), "identifier" | "attribute")
-                            && !matches!(cx.text(*v), "self" | "cls")
+                    // Builtins (`str`, `ValueError`) and dunders name no repository definition.
+                    let named = value.filter(|v| match v.kind() {
+                        "identifier" => {
+                            let t = cx.text(*v);
+                            !matches!(t, "self" | "cls")
+                                && !t.starts_with("__")
+                                && !crate::resolve::is_builtin("python", t)
+                        }
+                        kind => kind == "attribute",
                     });
                     if let Some(v) = named {
                         out.push(cx.reference(RefKind::Reference, cx.text(v), v));
@@ -187,10 +194,27 @@ impl Python {
 }
 
 thread_local! {
-    /// The functions (and lambdas) the walk is inside, innermost last, each with where it
-    /// ends and the names bound in it so far; the module is at the bottom. A pre-order walk
-    /// sees parameters and assignments before their uses.
-    static SCOPES: RefCell<Vec<(usize, HashSet<String>)>> = const { RefCell::new(Vec::new()) };
+    /// The functions (and lambdas) the walk is inside, innermost last, with the variables
+    /// bound in each; the module is at the bottom. A pre-order walk sees parameters and
+    /// assignments before their uses.
+    static SCOPES: RefCell<Vec<Scope>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A function being walked: where it ends and its variables so far.
+struct Scope {
+    end: usize,
+    /// A class body: its names are not visible inside its methods.
+    class: bool,
+    bound: HashMap<String, Binding>,
+}
+
+/// A variable not yet stored: most are never called or used as a receiver, so its `Local`
+/// reference is written only at the first site that does.
+struct Binding {
+    local: RawRef,
+    /// The functions (by where they end) it was written in: a use in a nested function
+    /// writes it there too, where resolution looks first.
+    stored_in: Vec<usize>,
 }
 
 /// Keeps the scope stack in step with the walk: leaves finished functions, enters `node`.
@@ -198,33 +222,81 @@ fn enter(node: Node) {
     SCOPES.with(|s| {
         let mut s = s.borrow_mut();
         let start = node.start_byte();
-        while s.len() > 1 && s.last().is_some_and(|(end, _)| *end <= start) {
+        while s.len() > 1 && s.last().is_some_and(|f| f.end <= start) {
             s.pop();
         }
-        if matches!(node.kind(), "function_definition" | "lambda") {
-            s.push((node.end_byte(), HashSet::new()));
+        // Every node that opens a definition's scope, as the extraction engine attaches
+        // references to it (a decorator belongs to the decorated function).
+        let kind = node.kind();
+        if matches!(
+            kind,
+            "function_definition" | "lambda" | "decorated_definition" | "class_definition"
+        ) {
+            s.push(Scope {
+                end: node.end_byte(),
+                class: kind == "class_definition",
+                bound: HashMap::new(),
+            });
         }
     });
 }
 
-/// Records the locals just extracted and drops references to names already bound in the
-/// same function: a parameter or variable passed along (`f(request)`) is not a definition
-/// named as a value, and most argument names are such variables.
-fn drop_bound_references(out: &mut Vec<RawRef>, from: usize) {
+/// Holds back the variables just extracted, writes one where a call or a reference starts
+/// with it (`x()`, `x.save()`), and drops references that are only a variable passed along
+/// (`f(request)`): most argument names are such variables, not definitions.
+fn settle_locals(out: &mut Vec<RawRef>, from: usize) {
     SCOPES.with(|s| {
         let mut s = s.borrow_mut();
-        let Some((_, bound)) = s.last_mut() else {
-            return;
-        };
         let mut i = from;
         while i < out.len() {
             match out[i].kind {
                 RefKind::Local => {
-                    bound.insert(out[i].name.clone());
+                    let local = out.remove(i);
+                    let Some(scope) = s.last_mut() else {
+                        continue;
+                    };
+                    match scope.bound.get_mut(&local.name) {
+                        // The first binding with a type is the one resolution uses.
+                        Some(b) if b.local.module.is_none() && local.module.is_some() => {
+                            b.local.module = local.module;
+                        }
+                        Some(_) => {}
+                        None => {
+                            scope.bound.insert(
+                                local.name.clone(),
+                                Binding {
+                                    local,
+                                    stored_in: Vec::new(),
+                                },
+                            );
+                        }
+                    }
+                    continue;
                 }
-                RefKind::Reference if bound.contains(out[i].name.as_str()) => {
+                RefKind::Reference
+                    if s.last()
+                        .is_some_and(|f| f.bound.contains_key(out[i].name.as_str())) =>
+                {
                     out.remove(i);
                     continue;
+                }
+                RefKind::Call | RefKind::Reference | RefKind::Decorator => {
+                    let head = out[i].name.split(['.', '(', '[']).next().unwrap_or("");
+                    // The innermost function binding the name (closures see outer ones).
+                    let here = s.last().map_or(0, |f| f.end);
+                    let found = s
+                        .iter_mut()
+                        .rev()
+                        .enumerate()
+                        .filter(|(depth, f)| *depth == 0 || !f.class)
+                        .find_map(|(_, f)| f.bound.get_mut(head));
+                    if let Some(b) = found.filter(|b| !b.stored_in.contains(&here)) {
+                        b.stored_in.push(here);
+                        let mut local = b.local.clone();
+                        local.line = out[i].line;
+                        out.insert(i, local);
+                        i += 1;
+                    }
                 }
                 _ => {}
             }

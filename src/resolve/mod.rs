@@ -15,6 +15,12 @@ mod python_stdlib;
 
 pub use lookup::last_name;
 
+/// Whether `name` is one of the language's own functions or types (never a repository
+/// definition when written bare).
+pub fn is_builtin(language: &str, name: &str) -> bool {
+    lang::profile(language).is_builtin(name)
+}
+
 use crate::model::RefKind;
 use crate::store::changes::Changes;
 use anyhow::Result;
