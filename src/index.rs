@@ -294,7 +294,9 @@ fn update(
     // Before the full-text index exists, so renames need no full-text updates.
     let changes = writer.finish()?;
     lap.record(summary, "5_unique_names");
-    if deferred.is_none() {
+    // Nothing re-extracted and the same settings: every edge still stands.
+    let unchanged = same_settings && changes.files.is_empty();
+    if deferred.is_none() && !unchanged {
         stage("resolving references");
         let scope = same_settings.then_some(&changes);
         summary.resolution = resolve::resolve(&tx, scope, &resolve_opts)?;
