@@ -1215,14 +1215,6 @@ impl<'g> Resolver<'g> {
                 }
             }
         }
-        if style == ImportStyle::Include {
-            for target in self.included_files(file) {
-                let hits: Vec<Idx> = g.member_qn(&g.file(target).module, name);
-                if !hits.is_empty() {
-                    return Some(Ok(Step::new(Value::Defs(hits), IMPORT, "include")));
-                }
-            }
-        }
         None
     }
 

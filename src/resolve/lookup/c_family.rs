@@ -338,27 +338,4 @@ impl<'g> Resolver<'g> {
             .iter()
             .find_map(|ext| self.g.file_by_path(&format!("{stem}.{ext}")))
     }
-
-    /// Included files and the implementation files beside included headers.
-    pub(super) fn included_files(&self, file: Idx) -> Vec<Idx> {
-        let g = self.g;
-        let mut out = Vec::new();
-        for imp in &g.file(file).imports {
-            if let Some(t) = self.include_target(file, imp) {
-                out.push(t);
-                // The implementation beside a header: `util.h` -> `util.c`.
-                let path = &*g.file(t).path;
-                if let Some((stem, _)) = path.rsplit_once('.') {
-                    for ext in ["c", "cc", "cpp", "cxx"] {
-                        if let Some(src) = g.file_by_path(&format!("{stem}.{ext}")) {
-                            if src != file {
-                                out.push(src);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        out
-    }
 }
