@@ -252,12 +252,7 @@ impl Graph {
                 g.by_qn.push(qn, idx);
             }
             parents.push(r.get(5)?);
-            if matches!(kind, NodeKind::Function | NodeKind::Method) {
-                let sig = r.get_ref(6)?.as_str_or_null()?.unwrap_or("");
-                if let Some(ret) = lang::return_type(g.files[file as usize].profile, sig) {
-                    g.returns.insert(idx, ret.into());
-                }
-            }
+            g.read_signature(idx, kind, file, r.get_ref(6)?.as_str_or_null()?);
             let params = match kind {
                 NodeKind::Method | NodeKind::Function
                     if g.files[file as usize].profile.types.is_some() =>
@@ -370,38 +365,6 @@ impl Graph {
             }
         }
 
-        let go_or_rust = g.files.iter().any(|f| {
-            matches!(
-                f.profile.imports,
-                lang::ImportStyle::Go | lang::ImportStyle::Rust
-            )
-        });
-        // Without Go or Rust files the query would still read every node.
-        let mut q = conn.prepare(
-            "SELECT n.id, n.signature, f.language FROM nodes n JOIN files f ON f.id = n.file_id \
-             WHERE ?1 AND f.language IN ('go', 'rust') AND n.kind IN ('Function', 'Method', 'Type') \
-             AND n.signature IS NOT NULL ORDER BY n.id",
-        )?;
-        let mut rows = q.query([go_or_rust])?;
-        while let Some(r) = rows.next()? {
-            let Some(idx) = g.node_by_id(r.get(0)?) else {
-                continue;
-            };
-            let sig: &str = r.get_ref(1)?.as_str()?;
-            let go = r.get_ref(2)?.as_str()? == "go";
-            // Attributes sit on lines of their own above the declaration.
-            let decl = sig.lines().last().unwrap_or(sig);
-            if g.nodes[idx as usize].kind == NodeKind::Type {
-                if let Some(t) = lang::alias_target(decl) {
-                    g.aliases.insert(idx, t.into());
-                }
-            } else if !go && decl.starts_with("macro_rules!") {
-                g.macros.insert(idx);
-            } else if let Some(t) = lang::go_rust_return_type(decl, go) {
-                g.returns.insert(idx, t.into());
-            }
-        }
-
         let mut q = conn.prepare(
             "SELECT f.path, c.content FROM files f JOIN file_contents c ON c.file_id = f.id \
              WHERE f.path IN ('Cargo.toml', 'Cargo.toml.orig') OR f.path LIKE '%/Cargo.toml' \
@@ -461,6 +424,37 @@ impl Graph {
             }
         }
         Ok(())
+    }
+
+    /// What a definition's signature says that resolution uses: the type a function returns,
+    /// what a Go or Rust type alias stands for, whether a Rust function is a `macro_rules!`.
+    fn read_signature(&mut self, idx: Idx, kind: NodeKind, file: Idx, signature: Option<&str>) {
+        let Some(sig) = signature else {
+            return;
+        };
+        let style = self.files[file as usize].profile.imports;
+        let go_or_rust = matches!(style, lang::ImportStyle::Go | lang::ImportStyle::Rust);
+        // Go and Rust attributes sit on lines of their own above the declaration.
+        let decl = if go_or_rust {
+            sig.lines().last().unwrap_or(sig)
+        } else {
+            sig
+        };
+        match kind {
+            NodeKind::Type if go_or_rust => {
+                if let Some(t) = lang::alias_target(decl) {
+                    self.aliases.insert(idx, t.into());
+                }
+            }
+            NodeKind::Function | NodeKind::Method => {
+                if style == lang::ImportStyle::Rust && decl.starts_with("macro_rules!") {
+                    self.macros.insert(idx);
+                } else if let Some(t) = lang::return_type(style, decl) {
+                    self.returns.insert(idx, t.into());
+                }
+            }
+            _ => {}
+        }
     }
 
     /// The type named `name` defined directly in the module or inline module `node` stands

@@ -104,12 +104,14 @@ pub fn profile(language: &str) -> &'static Profile {
     }
 }
 
-/// The return type a function's signature declares after its parameters: `-> T` (Python)
-/// or `): T` (TypeScript, Kotlin, PHP). Go and Rust: `go_rust_return_type`.
-pub fn return_type<'s>(profile: &Profile, signature: &'s str) -> Option<&'s str> {
-    let after = match profile.imports {
-        ImportStyle::Python => signature.rsplit_once("->")?.1,
-        ImportStyle::JavaScript | ImportStyle::Namespace => signature.rsplit_once("):")?.1,
+/// The return type a function's declaration states: `-> T` (Python), `): T` (TypeScript,
+/// Kotlin, PHP), or a Go or Rust result (`go_rust_return_type`).
+pub fn return_type(style: ImportStyle, decl: &str) -> Option<&str> {
+    let after = match style {
+        ImportStyle::Go => return go_rust_return_type(decl, true),
+        ImportStyle::Rust => return go_rust_return_type(decl, false),
+        ImportStyle::Python => decl.rsplit_once("->")?.1,
+        ImportStyle::JavaScript | ImportStyle::Namespace => decl.rsplit_once("):")?.1,
         _ => return None,
     };
     let t = after.trim().trim_end_matches(['{', ':', '=', ';']).trim();
