@@ -416,12 +416,7 @@ fn resolve_file(g: &Graph, file: Idx, refs: &[RefRow], opts: &ResolveOptions) ->
         {
             overloads::narrow(g, targets, args);
         }
-        if r.kind == RefKind::Reference && !is_certain(&outcome) {
-            // A name passed as a value is usually a plain variable: only a definition found
-            // through scopes, imports or types counts, never a guess by name.
-            continue;
-        }
-        if r.kind == RefKind::Reference && !names_function(g, f, &outcome) {
+        if r.kind == RefKind::Reference && !names_definition(g, f, &outcome) {
             continue;
         }
         keep(&mut out, r.node, kind, &r.name, r.line, outcome);
@@ -429,30 +424,26 @@ fn resolve_file(g: &Graph, file: Idx, refs: &[RefRow], opts: &ResolveOptions) ->
     out
 }
 
-fn is_certain(outcome: &Outcome) -> bool {
-    matches!(outcome, Outcome::Resolved(t) if t.iter().all(|t| t.confidence >= lookup::INFERRED))
-}
-
-/// Go and Rust pass every value by name (`f(x, s.conf)`): a reference counts only when
-/// scope, an import or a type says it is a function, method or constructor, not when a
-/// name-only guess does or when it is a constant.
-fn names_function(g: &Graph, file: &graph::FileInfo, outcome: &Outcome) -> bool {
+/// A name passed as a value is usually a plain variable: it counts only when scopes,
+/// imports or types find a definition (confidence at least 0.8, never a guess by name). Go
+/// and Rust pass every value by name (`f(x, s.conf)`), so there it must also be a function,
+/// method or constructor, not a constant.
+fn names_definition(g: &Graph, file: &graph::FileInfo, outcome: &Outcome) -> bool {
     use crate::model::NodeKind;
-    if !matches!(
-        file.profile.imports,
-        lang::ImportStyle::Go | lang::ImportStyle::Rust
-    ) {
-        return true;
-    }
     let Outcome::Resolved(targets) = outcome else {
         return false;
     };
+    let go_or_rust = matches!(
+        file.profile.imports,
+        lang::ImportStyle::Go | lang::ImportStyle::Rust
+    );
     targets.iter().all(|t| {
-        !matches!(t.strategy, "unique_name" | "ambiguous")
-            && matches!(
-                g.node(t.node).kind,
-                NodeKind::Function | NodeKind::Method | NodeKind::Class | NodeKind::Enum
-            )
+        t.confidence >= lookup::INFERRED
+            && (!go_or_rust
+                || matches!(
+                    g.node(t.node).kind,
+                    NodeKind::Function | NodeKind::Method | NodeKind::Class | NodeKind::Enum
+                ))
     })
 }
 
