@@ -14,6 +14,16 @@ pub enum Direction {
     Callees,
 }
 
+impl Direction {
+    /// The edge column at the definition asked about, and the one at the other end.
+    fn columns(self) -> (&'static str, &'static str) {
+        match self {
+            Direction::Callers => ("target_id", "source_id"),
+            Direction::Callees => ("source_id", "target_id"),
+        }
+    }
+}
+
 #[derive(Debug, Serialize)]
 pub struct NodeRef {
     pub qualified_name: String,
@@ -71,10 +81,7 @@ pub fn trace(
     depth: usize,
     min_confidence: f64,
 ) -> Result<Trace> {
-    let (near, far) = match direction {
-        Direction::Callers => ("target_id", "source_id"),
-        Direction::Callees => ("source_id", "target_id"),
-    };
+    let (near, far) = direction.columns();
     let mut step = conn.prepare(&format!(
         "SELECT e.{far}, s.qualified_name, t.qualified_name, e.kind, e.confidence, e.strategy, \
                 f.path, e.line \
@@ -141,29 +148,28 @@ fn unresolved(
     let select = "SELECT s.qualified_name, u.name, u.reason, u.candidates, f.path, u.line \
                   FROM unresolved u JOIN nodes s ON s.id = u.source_id \
                   JOIN files f ON f.id = s.file_id";
-    let (sql, low) = match direction {
-        Direction::Callers => (
-            format!(
-                "{select} WHERE u.key = (SELECT name FROM nodes WHERE id = ?1) \
-                 AND u.kind IN ('calls', 'references') ORDER BY f.path, u.line"
-            ),
-            "SELECT s.qualified_name, t.name, 'below min confidence (' || e.strategy || ')', \
-                    0, f.path, e.line \
-             FROM edges e JOIN nodes s ON s.id = e.source_id JOIN nodes t ON t.id = e.target_id \
-             JOIN files f ON f.id = s.file_id \
-             WHERE e.target_id = ?1 AND e.kind IN ('calls', 'references') AND e.confidence < ?2 \
-             ORDER BY f.path, e.line",
+    let sql = match direction {
+        Direction::Callers => format!(
+            "{select} WHERE u.key = (SELECT name FROM nodes WHERE id = ?1) \
+             AND u.kind IN ('calls', 'references') ORDER BY f.path, u.line"
         ),
-        Direction::Callees => (
-            format!("{select} WHERE u.source_id = ?1 ORDER BY u.line, u.name"),
-            "SELECT s.qualified_name, t.qualified_name, \
-                    'below min confidence (' || e.strategy || ')', 0, f.path, e.line \
-             FROM edges e JOIN nodes s ON s.id = e.source_id JOIN nodes t ON t.id = e.target_id \
-             JOIN files f ON f.id = s.file_id \
-             WHERE e.source_id = ?1 AND e.kind IN ('calls', 'references') AND e.confidence < ?2 \
-             ORDER BY e.line",
-        ),
+        Direction::Callees => format!("{select} WHERE u.source_id = ?1 ORDER BY u.line, u.name"),
     };
+    // Edges below the confidence asked for: named by the callee's name for callers, by its
+    // qualified name for the callees of one definition.
+    let (near, _) = direction.columns();
+    let shown = match direction {
+        Direction::Callers => "name",
+        Direction::Callees => "qualified_name",
+    };
+    let low = format!(
+        "SELECT s.qualified_name, t.{shown}, 'below min confidence (' || e.strategy || ')', \
+                0, f.path, e.line \
+         FROM edges e JOIN nodes s ON s.id = e.source_id JOIN nodes t ON t.id = e.target_id \
+         JOIN files f ON f.id = s.file_id \
+         WHERE e.{near} = ?1 AND e.kind IN ('calls', 'references') AND e.confidence < ?2 \
+         ORDER BY f.path, e.line"
+    );
     let to_site = |r: &rusqlite::Row| -> rusqlite::Result<Site> {
         Ok(Site {
             caller: r.get(0)?,
@@ -180,7 +186,7 @@ fn unresolved(
         .collect::<rusqlite::Result<_>>()?;
     if min_confidence > 0.0 {
         let below: Vec<Site> = conn
-            .prepare(low)?
+            .prepare(&low)?
             .query_map(params![root, min_confidence], to_site)?
             .collect::<rusqlite::Result<_>>()?;
         sites.extend(below);
@@ -198,10 +204,7 @@ pub struct Link {
 }
 
 pub fn neighbors(conn: &Connection, id: i64, direction: Direction) -> Result<Vec<Link>> {
-    let (near, far) = match direction {
-        Direction::Callers => ("target_id", "source_id"),
-        Direction::Callees => ("source_id", "target_id"),
-    };
+    let (near, far) = direction.columns();
     let mut q = conn.prepare_cached(&format!(
         "SELECT n.qualified_name, max(e.confidence), e.strategy, min(e.line) FROM edges e \
          JOIN nodes n ON n.id = e.{far} \
