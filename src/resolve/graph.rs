@@ -716,6 +716,14 @@ impl Graph {
         )
     }
 
+    /// A file's definitions (its node ids are one contiguous range).
+    pub fn nodes_of(&self, file: Idx) -> std::ops::Range<Idx> {
+        let (lo, hi) = Graph::id_range(self.files[file as usize].id);
+        let start = self.nodes.partition_point(|n| n.id < lo);
+        let end = self.nodes.partition_point(|n| n.id < hi);
+        start as Idx..end as Idx
+    }
+
     /// The first node id of a file and the first id past it.
     pub fn id_range(file_id: i64) -> (i64, i64) {
         (file_id << ORDINAL_BITS, (file_id + 1) << ORDINAL_BITS)

@@ -1365,13 +1365,10 @@ impl<'g> Resolver<'g> {
             .module_files(module)
             .flat_map(|f| {
                 let file_node = g.file(f).node;
-                g.nodes
-                    .iter()
-                    .enumerate()
-                    .skip(file_node.map_or(g.nodes.len(), |n| n as usize))
-                    .take_while(move |(_, n)| n.file == f)
-                    .filter(move |(_, n)| n.parent == file_node && n.kind != NodeKind::Constant)
-                    .map(|(i, _)| i as Idx)
+                g.nodes_of(f).filter(move |&i| {
+                    let n = g.node(i);
+                    n.parent.is_some() && n.parent == file_node && n.kind != NodeKind::Constant
+                })
             })
             .collect();
         match tops.as_slice() {

@@ -250,12 +250,8 @@ fn affected(conn: &Connection, g: &Graph, changes: &Changes) -> Result<Vec<Idx>>
     // file's types and in their subclasses.
     for &fid in &changes.hierarchy {
         if let Some(f) = g.file_of_id(fid) {
-            for (i, n) in g.nodes.iter().enumerate() {
-                if n.file == f && n.kind.is_type_like() {
-                    for member in inherited_names(g, i as Idx) {
-                        names.insert(member);
-                    }
-                }
+            for t in g.nodes_of(f).filter(|&t| g.node(t).kind.is_type_like()) {
+                names.extend(inherited_names(g, t));
             }
         }
     }
@@ -320,9 +316,8 @@ fn inherited_names(g: &Graph, t: Idx) -> Vec<&str> {
     while i < queue.len() && i < 64 {
         let b = queue[i];
         i += 1;
-        for n in g.nodes.iter().filter(|n| n.parent == Some(b)) {
-            out.push(&*n.name);
-        }
+        let members = g.nodes_of(g.node(b).file).map(|i| g.node(i));
+        out.extend(members.filter(|n| n.parent == Some(b)).map(|n| &*n.name));
         if let Some(more) = g.bases.get(&b) {
             for &x in more {
                 if !queue.contains(&x) {
