@@ -55,8 +55,15 @@ pub struct Tracker {
 }
 
 impl Tracker {
-    /// Records the file's facts and the edges into it, before its rows are deleted.
-    pub fn before_delete(&mut self, conn: &Connection, fid: i64, lo: i64, hi: i64) -> Result<()> {
+    /// Records the file's facts and the edges into it, before its rows are deleted. Returns
+    /// the qualified names (without `#k`) of its definitions.
+    pub fn before_delete(
+        &mut self,
+        conn: &Connection,
+        fid: i64,
+        lo: i64,
+        hi: i64,
+    ) -> Result<Vec<String>> {
         let mut facts = BTreeSet::new();
         let mut keys: HashMap<i64, String> = HashMap::new();
         let mut qns: HashMap<i64, String> = HashMap::new();
@@ -142,7 +149,7 @@ impl Tracker {
             },
         );
         self.changes.files.insert(fid);
-        Ok(())
+        Ok(qns.into_values().collect())
     }
 
     /// Compares the new extraction with the file's previous version and re-points edges

@@ -152,14 +152,8 @@ impl<'c> Writer<'c> {
         let fid = file_id(path);
         let (lo, hi) = node_range(fid);
         if self.track_touched {
-            let mut q = self
-                .conn
-                .prepare_cached("SELECT qualified_name FROM nodes WHERE id >= ?1 AND id < ?2")?;
-            let names = q.query_map([lo, hi], |r| r.get::<_, String>(0))?;
-            for name in names {
-                self.touched.insert(base_name(&name?).to_string());
-            }
-            self.changes.before_delete(self.conn, fid, lo, hi)?;
+            let names = self.changes.before_delete(self.conn, fid, lo, hi)?;
+            self.touched.extend(names);
         }
         self.conn
             .prepare_cached("DELETE FROM refs WHERE node_id >= ?1 AND node_id < ?2")?
