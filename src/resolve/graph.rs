@@ -301,7 +301,7 @@ impl Graph {
         // The condition is the partial index `refs_scope`'s: only those rows are read.
         let mut q = conn.prepare(
             "SELECT node_id, kind, name, module, alias, line FROM refs \
-             WHERE kind IN ('import', 'field', 'inherits', 'implements') \
+             WHERE kind = 'import' OR kind = 'field' OR kind = 'inherits' OR kind = 'implements' \
              OR (kind = 'local' AND module IS NOT NULL AND node_id % 524288 = 0) \
              ORDER BY node_id, seq",
         )?;

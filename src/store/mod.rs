@@ -17,6 +17,7 @@ pub const APPLICATION_ID: i32 = 0x4342_4958;
 const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0001_initial.sql"),
     include_str!("../../migrations/0002_call_graph.sql"),
+    include_str!("../../migrations/0003_scope_index.sql"),
 ];
 
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
