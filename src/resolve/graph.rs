@@ -62,18 +62,46 @@ pub struct Field {
 }
 
 /// Strings looked up by a 64-bit hash, kept as one sorted vector: compact for millions of
-/// names, and every hit is checked against the real string by the caller.
+/// names, and every hit is checked against the real string by the caller. A directory by the
+/// hash's top bits finds a key's run in two reads, where a binary search over a vector larger
+/// than the CPU caches would miss the cache at almost every step.
 #[derive(Default)]
-pub struct HashIndex(Vec<(u64, Idx)>);
+pub struct HashIndex {
+    entries: Vec<(u64, Idx)>,
+    /// `entries[starts[b]..starts[b + 1]]` holds the hashes whose top `bits` bits are `b`.
+    starts: Vec<u32>,
+    bits: u32,
+}
 
 impl HashIndex {
     fn push(&mut self, key: &str, idx: Idx) {
-        self.0.push((hash(key), idx));
+        self.entries.push((hash(key), idx));
     }
 
     fn seal(&mut self) {
-        self.0.sort_unstable();
-        self.0.dedup();
+        self.entries.sort_unstable();
+        self.entries.dedup();
+        // About one entry per bucket.
+        self.bits = self
+            .entries
+            .len()
+            .next_power_of_two()
+            .trailing_zeros()
+            .max(1);
+        let buckets = 1usize << self.bits;
+        self.starts = Vec::with_capacity(buckets + 1);
+        let mut next = 0;
+        for b in 0..buckets {
+            while next < self.entries.len() && self.bucket(self.entries[next].0) < b {
+                next += 1;
+            }
+            self.starts.push(next as u32);
+        }
+        self.starts.push(self.entries.len() as u32);
+    }
+
+    fn bucket(&self, h: u64) -> usize {
+        (h >> (64 - self.bits)) as usize
     }
 
     /// Candidates for `key` (hash matches; callers compare the strings).
@@ -82,9 +110,12 @@ impl HashIndex {
     }
 
     fn get_hash(&self, h: u64) -> impl Iterator<Item = Idx> + '_ {
-        let start = self.0.partition_point(|&(k, _)| k < h);
-        self.0[start..]
-            .iter()
+        let run = match self.starts.get(self.bucket(h)..self.bucket(h) + 2) {
+            Some(&[lo, hi]) => &self.entries[lo as usize..hi as usize],
+            _ => &[],
+        };
+        run.iter()
+            .skip_while(move |&&(k, _)| k < h)
             .take_while(move |&&(k, _)| k == h)
             .map(|&(_, i)| i)
     }
