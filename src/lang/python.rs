@@ -6,7 +6,8 @@ use super::{dedent, dotted_module, unquote, Cx, Def, Rules};
 use crate::model::{NodeKind, RawRef, RefKind};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use tree_sitter::Node;
+use std::sync::OnceLock;
+use tree_sitter::{Language, Node};
 
 pub struct Python;
 
@@ -45,9 +46,14 @@ impl Rules for Python {
     }
 
     fn references(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-        enter(node);
+        let ids = ids();
+        let kind = node.kind_id();
+        enter(node, kind, ids);
+        if !ids.has_sites[kind as usize] {
+            return;
+        }
         let before = out.len();
-        self.sites(node, cx, out);
+        self.sites(node, kind, ids, cx, out);
         if out.len() > before {
             settle_locals(out, before);
         }
@@ -69,24 +75,24 @@ impl Rules for Python {
 }
 
 impl Python {
-    fn sites(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-        match node.kind() {
-            "call" => {
-                if let Some(f) = node.child_by_field_name("function") {
+    fn sites(&self, node: Node, kind: u16, ids: &Ids, cx: &Cx, out: &mut Vec<RawRef>) {
+        match kind {
+            k if k == ids.call => {
+                if let Some(f) = node.child_by_field_id(ids.function) {
                     out.push(cx.reference(RefKind::Call, cx.text(f), node));
                 }
             }
-            "decorator" => {
+            k if k == ids.decorator => {
                 if let Some(expr) = node.named_child(0) {
-                    let target = match expr.kind() {
-                        "call" => expr.child_by_field_name("function").unwrap_or(expr),
+                    let target = match expr.kind_id() {
+                        k if k == ids.call => expr.child_by_field_id(ids.function).unwrap_or(expr),
                         _ => expr,
                     };
                     out.push(cx.reference(RefKind::Decorator, cx.text(target), node));
                 }
             }
-            "class_definition" => {
-                if let Some(bases) = node.child_by_field_name("superclasses") {
+            k if k == ids.class_definition => {
+                if let Some(bases) = node.child_by_field_id(ids.superclasses) {
                     let mut c = bases.walk();
                     for base in bases.named_children(&mut c) {
                         if base.kind() != "keyword_argument" {
@@ -95,16 +101,16 @@ impl Python {
                     }
                 }
             }
-            "parameters" | "lambda_parameters" => parameters(node, cx, out),
-            "assignment" => assignment(node, cx, out),
-            "for_statement" | "for_in_clause" => {
-                if let Some(left) = node.child_by_field_name("left") {
+            k if k == ids.parameters || k == ids.lambda_parameters => parameters(node, cx, out),
+            k if k == ids.assignment => assignment(node, ids, cx, out),
+            k if k == ids.for_statement || k == ids.for_in_clause => {
+                if let Some(left) = node.child_by_field_id(ids.left) {
                     bind_names(left, cx, out);
                 }
             }
-            "as_pattern" => {
+            k if k == ids.as_pattern => {
                 // `with Session() as s`: a context manager usually returns itself.
-                let Some(target) = node.child_by_field_name("alias") else {
+                let Some(target) = node.child_by_field_id(ids.alias) else {
                     return;
                 };
                 let target = match target.kind() {
@@ -114,8 +120,8 @@ impl Python {
                 let in_with = node.parent().is_some_and(|p| p.kind() == "with_item");
                 let called = node
                     .named_child(0)
-                    .filter(|v| in_with && v.kind() == "call")
-                    .and_then(|v| v.child_by_field_name("function"))
+                    .filter(|v| in_with && v.kind_id() == ids.call)
+                    .and_then(|v| v.child_by_field_id(ids.function))
                     .filter(|f| matches!(f.kind(), "identifier" | "attribute"));
                 match (target.kind(), called) {
                     ("identifier", Some(f)) => {
@@ -125,12 +131,12 @@ impl Python {
                     _ => bind_names(target, cx, out),
                 }
             }
-            "argument_list" => {
+            k if k == ids.argument_list => {
                 // Functions passed as values: `sorted(xs, key=by_name)`, `partial(f, 1)`.
                 let mut c = node.walk();
                 for arg in node.named_children(&mut c) {
-                    let value = match arg.kind() {
-                        "keyword_argument" => arg.child_by_field_name("value"),
+                    let value = match arg.kind_id() {
+                        k if k == ids.keyword_argument => arg.child_by_field_id(ids.value),
                         _ => Some(arg),
                     };
                     // `self` passed along is the object, not a reference to a definition.
@@ -149,14 +155,14 @@ impl Python {
                     }
                 }
             }
-            "import_statement" => {
+            k if k == ids.import_statement => {
                 let mut c = node.walk();
                 for item in node.children_by_field_name("name", &mut c) {
                     let (name, alias) = split_alias(item, cx);
                     out.push(cx.import(name, "", alias, node));
                 }
             }
-            "import_from_statement" => {
+            k if k == ids.import_from_statement => {
                 let module = cx.field(node, "module_name").unwrap_or("");
                 let mut c = node.walk();
                 let mut any = false;
@@ -218,7 +224,7 @@ struct Binding {
 }
 
 /// Keeps the scope stack in step with the walk: leaves finished functions, enters `node`.
-fn enter(node: Node) {
+fn enter(node: Node, kind: u16, ids: &Ids) {
     SCOPES.with(|s| {
         let mut s = s.borrow_mut();
         let start = node.start_byte();
@@ -227,15 +233,15 @@ fn enter(node: Node) {
         }
         // Every node that opens a definition's scope, as the extraction engine attaches
         // references to it (a decorator belongs to the decorated function).
-        let kind = node.kind();
-        if matches!(
-            kind,
-            "function_definition" | "lambda" | "decorated_definition" | "class_definition"
-        ) {
+        if kind == ids.function_definition
+            || kind == ids.lambda
+            || kind == ids.decorated_definition
+            || kind == ids.class_definition
+        {
             s.push(Scope {
                 end: node.end_byte(),
-                class: kind == "class_definition",
-                bound: HashMap::new(),
+                class: kind == ids.class_definition,
+                bound: HashMap::default(),
             });
         }
     });
@@ -337,15 +343,15 @@ fn parameters(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 /// `x = Session()`, `x: Session = ...`, `self.session = Session()`: a local (at module level a
 /// global, which shadows the same way) or a field of the enclosing class, typed by the
 /// annotation or by the call that produced the value.
-fn assignment(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-    let Some(left) = node.child_by_field_name("left") else {
+fn assignment(node: Node, ids: &Ids, cx: &Cx, out: &mut Vec<RawRef>) {
+    let Some(left) = node.child_by_field_id(ids.left) else {
         return;
     };
-    let annotated = node.child_by_field_name("type").map(|t| cx.text(t));
+    let annotated = node.child_by_field_id(ids.type_).map(|t| cx.text(t));
     let called = node
-        .child_by_field_name("right")
-        .filter(|r| r.kind() == "call")
-        .and_then(|r| r.child_by_field_name("function"))
+        .child_by_field_id(ids.right)
+        .filter(|r| r.kind_id() == ids.call)
+        .and_then(|r| r.child_by_field_id(ids.function))
         .filter(|f| matches!(f.kind(), "identifier" | "attribute"))
         .map(|f| format!("{}()", cx.text(f)));
     let ty = annotated.map(str::to_string).or(called);
@@ -353,13 +359,13 @@ fn assignment(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
         "identifier" => {
             // Class-level annotations (`session: Session`) type the class's fields; typed
             // module-level variables are fields of the module other files can import.
-            let statement = node.parent();
-            let in_class = statement
-                .and_then(|p| p.parent())
-                .is_some_and(|b| b.parent().is_some_and(|c| c.kind() == "class_definition"));
-            let in_module = statement
-                .and_then(|p| p.parent())
-                .is_some_and(|m| m.kind() == "module");
+            // The body a statement is in is the innermost scope (an `if` block of a class
+            // body is still the class body), read from the scope stack: asking the tree
+            // for a node's parent walks down from the root.
+            let (in_class, in_module) = SCOPES.with(|s| {
+                let s = s.borrow();
+                (s.last().is_some_and(|f| f.class), s.len() == 1)
+            });
             let kind = if in_class || (in_module && ty.is_some()) {
                 RefKind::Field
             } else {
@@ -368,7 +374,7 @@ fn assignment(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
             out.push(cx.binding(kind, cx.text(left), ty.as_deref(), left));
         }
         "attribute" => {
-            let object = left.child_by_field_name("object").map(|o| cx.text(o));
+            let object = left.child_by_field_id(ids.object).map(|o| cx.text(o));
             if matches!(object, Some("self" | "cls")) && ty.is_some() {
                 out.push(cx.binding(RefKind::Field, cx.text(left), ty.as_deref(), left));
             }
@@ -433,4 +439,96 @@ fn clean_doc(raw: &str) -> String {
     format!("{}\n{}", first.trim(), dedent(rest))
         .trim()
         .to_string()
+}
+
+/// The node kinds and fields extraction looks at, as the grammar's numeric ids: comparing
+/// ids spares reading (and validating) a kind's name for every node of every file.
+struct Ids {
+    /// Kinds `sites` handles; every other node is skipped after the scope bookkeeping.
+    has_sites: Vec<bool>,
+    call: u16,
+    decorator: u16,
+    class_definition: u16,
+    function_definition: u16,
+    decorated_definition: u16,
+    lambda: u16,
+    parameters: u16,
+    lambda_parameters: u16,
+    assignment: u16,
+    for_statement: u16,
+    for_in_clause: u16,
+    as_pattern: u16,
+    argument_list: u16,
+    keyword_argument: u16,
+    import_statement: u16,
+    import_from_statement: u16,
+    function: u16,
+    superclasses: u16,
+    left: u16,
+    right: u16,
+    type_: u16,
+    alias: u16,
+    value: u16,
+    object: u16,
+}
+
+fn ids() -> &'static Ids {
+    static IDS: OnceLock<Ids> = OnceLock::new();
+    IDS.get_or_init(|| {
+        let lang: Language = tree_sitter_python::LANGUAGE.into();
+        let kind = |name: &str| {
+            let id = lang.id_for_node_kind(name, true);
+            assert_ne!(id, 0, "the Python grammar has no `{name}` nodes");
+            id
+        };
+        let field = |name: &str| {
+            lang.field_id_for_name(name)
+                .unwrap_or_else(|| panic!("the Python grammar has no `{name}` field"))
+                .get()
+        };
+        let mut ids = Ids {
+            has_sites: vec![false; lang.node_kind_count()],
+            call: kind("call"),
+            decorator: kind("decorator"),
+            class_definition: kind("class_definition"),
+            function_definition: kind("function_definition"),
+            decorated_definition: kind("decorated_definition"),
+            lambda: kind("lambda"),
+            parameters: kind("parameters"),
+            lambda_parameters: kind("lambda_parameters"),
+            assignment: kind("assignment"),
+            for_statement: kind("for_statement"),
+            for_in_clause: kind("for_in_clause"),
+            as_pattern: kind("as_pattern"),
+            argument_list: kind("argument_list"),
+            keyword_argument: kind("keyword_argument"),
+            import_statement: kind("import_statement"),
+            import_from_statement: kind("import_from_statement"),
+            function: field("function"),
+            superclasses: field("superclasses"),
+            left: field("left"),
+            right: field("right"),
+            type_: field("type"),
+            alias: field("alias"),
+            value: field("value"),
+            object: field("object"),
+        };
+        for k in [
+            ids.call,
+            ids.decorator,
+            ids.class_definition,
+            ids.parameters,
+            ids.lambda_parameters,
+            ids.assignment,
+            ids.for_statement,
+            ids.for_in_clause,
+            ids.as_pattern,
+            ids.argument_list,
+            ids.import_statement,
+            ids.import_from_statement,
+        ] {
+            ids.has_sites[k as usize] = true;
+        }
+        ids
+    })
 }
