@@ -111,6 +111,9 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
     lap.record(&mut summary, "1_walk");
     if incremental {
         let mut conn = store::open(&opts.db, Mode::ReadWrite)?;
+        // The writer deletes a re-extracted file's rows itself and keeps the edges other
+        // files have into it (see `store::changes`): a cascade would delete those.
+        conn.execute_batch("PRAGMA foreign_keys = OFF")?;
         update(
             &mut conn,
             opts,

@@ -78,6 +78,16 @@ fn python_edits_adds_renames_and_deletes_match_a_full_rebuild() {
     );
     assert_incremental_equals_full(&root, &db, "add a method to a base class");
 
+    // Two definitions trade places: each takes the other's id, and the edges other files
+    // have into them must follow the definition, not the id.
+    write(
+        &root,
+        "pkg/core.py",
+        b"def helper():\n    return Base()\n\n\nclass Base:\n    def extra(self):\n        \
+          return 4\n\n    def ping(self):\n        return 1\n",
+    );
+    assert_incremental_equals_full(&root, &db, "swap definitions");
+
     // Renaming a function leaves its callers in other files unresolved; ids shift.
     write(
         &root,

@@ -4,10 +4,12 @@
 //! Each re-extracted file is compared with its previous version as a set of facts other
 //! files' resolution can consult: its definitions (kind and qualified name), imports
 //! (re-exports), member types and base types. Only names whose facts differ can change
-//! another file's resolution. Edges from other files into the file survive re-extraction:
-//! node ids shift with ordinals, so they are re-pointed at the definition with the same
-//! kind and qualified name, and only edges whose target disappeared send their file back
-//! to resolution.
+//! another file's resolution. Edges from other files into the file survive re-extraction
+//! where they stand (the run writes with foreign keys off, so deleting the file's nodes does
+//! not cascade to them). A definition keeps its id while its ordinal in the file stays the
+//! same, which is the usual edit; when ordinals shift, its edges are re-pointed at the
+//! definition with the same kind and qualified name, and only edges whose target
+//! disappeared are deleted and send their file back to resolution.
 
 use super::writer::base_name;
 use crate::model::{FileExtract, NodeKind, RefKind};
@@ -30,20 +32,11 @@ pub struct Changes {
 /// One fact about a file, with the name under which other files would look it up.
 type Fact = (String, String);
 
-/// An edge from another file into a file being re-extracted.
-struct Incoming {
-    source: i64,
-    key: String,
-    kind: String,
-    confidence: f64,
-    strategy: String,
-    line: Option<i64>,
-}
-
 /// A file's state before it was deleted or re-extracted.
 struct Before {
     facts: BTreeSet<Fact>,
-    incoming: Vec<Incoming>,
+    /// The id each definition had, by its key (see `node_key`).
+    ids: HashMap<String, i64>,
     /// Members the file's types inherited.
     inherited: Vec<String>,
 }
@@ -65,7 +58,7 @@ impl Tracker {
         hi: i64,
     ) -> Result<Vec<String>> {
         let mut facts = BTreeSet::new();
-        let mut keys: HashMap<i64, String> = HashMap::new();
+        let mut ids: HashMap<String, i64> = HashMap::new();
         let mut qns: HashMap<i64, String> = HashMap::new();
         let mut seen: HashMap<String, usize> = HashMap::new();
         let mut q = conn.prepare_cached(
@@ -76,7 +69,7 @@ impl Tracker {
             let id: i64 = r.get(0)?;
             let kind = r.get_ref(1)?.as_str()?;
             let qn = base_name(r.get_ref(3)?.as_str()?);
-            keys.insert(id, node_key(&mut seen, kind, qn));
+            ids.insert(node_key(&mut seen, kind, qn), id);
             qns.insert(id, qn.to_string());
             if kind != NodeKind::File.as_str() {
                 facts.insert(def_fact(r.get_ref(2)?.as_str()?, kind, qn));
@@ -123,28 +116,11 @@ impl Tracker {
                 .query_map([lo, hi], |r| r.get::<_, String>(0))?
                 .collect::<rusqlite::Result<_>>()?;
         }
-        let mut q = conn.prepare_cached(
-            "SELECT source_id, target_id, kind, confidence, strategy, line FROM edges \
-             WHERE target_id >= ?1 AND target_id < ?2 AND kind <> 'contains' \
-             AND (source_id < ?1 OR source_id >= ?2) ORDER BY rowid",
-        )?;
-        let incoming = q
-            .query_map([lo, hi], |r| {
-                Ok(Incoming {
-                    source: r.get(0)?,
-                    key: keys.get(&r.get::<_, i64>(1)?).cloned().unwrap_or_default(),
-                    kind: r.get(2)?,
-                    confidence: r.get(3)?,
-                    strategy: r.get(4)?,
-                    line: r.get(5)?,
-                })
-            })?
-            .collect::<rusqlite::Result<_>>()?;
         self.before.insert(
             fid,
             Before {
                 facts,
-                incoming,
+                ids,
                 inherited,
             },
         );
@@ -154,6 +130,7 @@ impl Tracker {
 
     /// Compares the new extraction with the file's previous version and re-points edges
     /// from other files at the same definitions' new ids.
+    /// The file's new rows must be in place: they may reuse ids of definitions now gone.
     pub fn after_insert(
         &mut self,
         conn: &Connection,
@@ -215,47 +192,65 @@ impl Tracker {
         for (name, _) in before.facts.symmetric_difference(&facts) {
             self.changes.names.insert(name.clone());
         }
-        let mut insert = conn.prepare_cached(
-            "INSERT INTO edges(source_id, target_id, kind, confidence, strategy, line) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        )?;
-        for e in before.incoming {
-            match ids.get(&e.key) {
-                Some(&target) => {
-                    insert.execute(params![
-                        e.source,
-                        target,
-                        e.kind,
-                        e.confidence,
-                        e.strategy,
-                        e.line
-                    ])?;
+        // Edges are collected by row before any moves: a definition may take the id of
+        // another that moved or went away.
+        let (lo, hi) = super::writer::node_range(fid);
+        let mut moves: Vec<(i64, i64)> = Vec::new();
+        let mut gone: Vec<i64> = Vec::new();
+        for (key, old) in &before.ids {
+            match ids.get(key) {
+                Some(new) if new == old => {}
+                Some(&new) => {
+                    for row in incoming_edges(conn, *old, lo, hi)? {
+                        moves.push((row.0, new));
+                    }
                 }
                 None => {
-                    self.changes
-                        .dependents
-                        .insert(e.source >> super::writer::ORDINAL_BITS);
+                    for (row, source) in incoming_edges(conn, *old, lo, hi)? {
+                        gone.push(row);
+                        self.changes
+                            .dependents
+                            .insert(source >> super::writer::ORDINAL_BITS);
+                    }
                 }
             }
+        }
+        let mut delete = conn.prepare_cached("DELETE FROM edges WHERE rowid = ?1")?;
+        for row in gone {
+            delete.execute([row])?;
+        }
+        let mut repoint =
+            conn.prepare_cached("UPDATE edges SET target_id = ?2 WHERE rowid = ?1")?;
+        for (row, target) in moves {
+            repoint.execute([row, target])?;
         }
         Ok(())
     }
 
-    /// Everything the run changed; deleted files contribute all their old facts.
-    pub fn finish(mut self) -> Changes {
-        for (_, before) in self.before.drain() {
+    /// Everything the run changed; deleted files contribute all their old facts, and edges
+    /// into them are deleted, their files re-resolved.
+    pub fn finish(mut self, conn: &Connection) -> Result<Changes> {
+        let mut sources = conn.prepare_cached(
+            "SELECT DISTINCT source_id >> ?3 FROM edges WHERE target_id >= ?1 AND target_id < ?2",
+        )?;
+        let mut delete =
+            conn.prepare_cached("DELETE FROM edges WHERE target_id >= ?1 AND target_id < ?2")?;
+        for (fid, before) in std::mem::take(&mut self.before) {
             self.changes
                 .names
                 .extend(before.facts.into_iter().map(|(name, _)| name));
             self.changes.names.extend(before.inherited);
-            for e in before.incoming {
-                self.changes
-                    .dependents
-                    .insert(e.source >> super::writer::ORDINAL_BITS);
+            let (lo, hi) = super::writer::node_range(fid);
+            let files = sources.query_map(params![lo, hi, super::writer::ORDINAL_BITS], |r| {
+                r.get::<_, i64>(0)
+            })?;
+            for f in files {
+                self.changes.dependents.insert(f?);
             }
+            delete.execute([lo, hi])?;
         }
         self.changes.names.retain(|n| !n.is_empty() && n != "*");
-        self.changes
+        Ok(self.changes)
     }
 }
 
@@ -326,4 +321,14 @@ fn ref_facts(
         }
         _ => {}
     }
+}
+
+/// Edges from outside a file's id range `lo..hi` into definition `target`: (rowid, source).
+fn incoming_edges(conn: &Connection, target: i64, lo: i64, hi: i64) -> Result<Vec<(i64, i64)>> {
+    let mut q = conn.prepare_cached(
+        "SELECT rowid, source_id FROM edges WHERE target_id = ?1 \
+         AND (source_id < ?2 OR source_id >= ?3)",
+    )?;
+    let rows = q.query_map([target, lo, hi], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }

@@ -21,7 +21,7 @@ pub fn file_id(path: &str) -> i64 {
     (v >> (64 - FILE_ID_BITS)) as i64
 }
 
-fn node_range(file_id: i64) -> (i64, i64) {
+pub fn node_range(file_id: i64) -> (i64, i64) {
     (file_id << ORDINAL_BITS, (file_id + 1) << ORDINAL_BITS)
 }
 
@@ -199,7 +199,7 @@ impl<'c> Writer<'c> {
                                                   GROUP BY qualified_name HAVING count(*) > 1)) AS r \
                  WHERE nodes.id = r.id AND r.k > 1",
             )?;
-            return Ok(self.changes.finish());
+            return self.changes.finish(self.conn);
         }
         let names = &self.touched;
         // One index range covers `name` and every `name#k` (`#` sorts just before `$`); rows of
@@ -228,7 +228,7 @@ impl<'c> Writer<'c> {
                 }
             }
         }
-        Ok(self.changes.finish())
+        self.changes.finish(self.conn)
     }
 }
 
