@@ -17,6 +17,8 @@ pub struct FileInfo {
     pub path: Box<str>,
     pub profile: &'static Profile,
     pub module: Box<str>,
+    /// `hash(module)`, for `Graph::module_members`.
+    module_hash: u64,
     /// The file's own node (kind File).
     pub node: Option<Idx>,
     pub imports: Vec<Import>,
@@ -49,6 +51,8 @@ pub struct NodeInfo {
     pub name: Box<str>,
     /// The qualified name without its `#k` uniqueness suffix.
     pub qn: Box<str>,
+    /// `hash(qn)`: member lookups extend it instead of hashing the qualifier again.
+    qn_hash: u64,
     /// The parameters of a method, which choose among overloads; read for languages with
     /// declared types (Java, Kotlin, C#).
     pub params: Option<Box<Params>>,
@@ -252,6 +256,7 @@ impl Graph {
                 id,
                 path: path.into(),
                 profile: lang::profile(r.get_ref(2)?.as_str()?),
+                module_hash: hash(&module),
                 module: module.into(),
                 node: None,
                 imports: Vec::new(),
@@ -300,6 +305,7 @@ impl Graph {
                 parent: None,
                 name: name.into(),
                 qn: qn.into(),
+                qn_hash: hash(qn),
                 params,
             });
         }
@@ -585,10 +591,26 @@ impl Graph {
 
     /// Definitions named `qualifier.name`, looked up without building the string.
     pub fn member_qn(&self, qualifier: &str, name: &str) -> Vec<Idx> {
+        self.member_hashed(qualifier, hash(qualifier), name)
+    }
+
+    /// The definitions named `name` directly inside definition `owner`'s qualified name.
+    pub fn members(&self, owner: Idx, name: &str) -> Vec<Idx> {
+        let n = &self.nodes[owner as usize];
+        self.member_hashed(&n.qn, n.qn_hash, name)
+    }
+
+    /// The definitions named `name` directly in file `file`'s module.
+    pub fn module_members(&self, file: Idx, name: &str) -> Vec<Idx> {
+        let f = &self.files[file as usize];
+        self.member_hashed(&f.module, f.module_hash, name)
+    }
+
+    fn member_hashed(&self, qualifier: &str, qualifier_hash: u64, name: &str) -> Vec<Idx> {
         if qualifier.is_empty() {
             return self.by_qn(name).collect();
         }
-        let h = hash_more(hash_more(hash(qualifier), "."), name);
+        let h = hash_more(hash_more(qualifier_hash, "."), name);
         self.by_qn
             .get_hash(h)
             .filter(|&i| {

@@ -586,7 +586,7 @@ impl<'g> Resolver<'g> {
                     }
                 }
                 NodeKind::Module => {
-                    let hits = g.member_qn(&n.qn, name);
+                    let hits = g.members(a, name);
                     if !hits.is_empty() {
                         let (c, s) = self.locality(&hits, node.file, SAME_PACKAGE, "namespace");
                         return Ok(Step::new(Value::Defs(hits), c, s));
@@ -607,7 +607,7 @@ impl<'g> Resolver<'g> {
                     }
                 }
                 _ => {
-                    let hits = g.member_qn(&n.qn, name);
+                    let hits = g.members(a, name);
                     if !hits.is_empty() {
                         return Ok(Step::new(Value::Defs(hits), SAME_SCOPE, "scope"));
                     }
@@ -627,7 +627,7 @@ impl<'g> Resolver<'g> {
             return self.translation_unit(scope, name);
         }
         // The file's module (and the package's other files where the language shares it).
-        let hits = g.member_qn(&file.module, name);
+        let hits = g.module_members(node.file, name);
         let hits: Vec<Idx> = if p.package_scope {
             hits
         } else {
@@ -953,7 +953,7 @@ impl<'g> Resolver<'g> {
             let mut hits = if constructors {
                 Vec::new()
             } else {
-                self.g.member_qn(&self.g.node(t).qn, name)
+                self.g.members(t, name)
             };
             if self.profile_of(t).translation_units() {
                 hits = self.out_of_class(t, name, hits);
@@ -962,7 +962,7 @@ impl<'g> Resolver<'g> {
                 return hits;
             }
             if let Some(c) = self.companion(t) {
-                let hits = self.g.member_qn(&self.g.node(c).qn, name);
+                let hits = self.g.members(c, name);
                 if !hits.is_empty() {
                     return hits;
                 }
@@ -1049,7 +1049,7 @@ impl<'g> Resolver<'g> {
                     }
                 }
                 if matches!(n.kind, NodeKind::File | NodeKind::Module) {
-                    let hits = g.member_qn(&n.qn, name);
+                    let hits = g.members(d, name);
                     if !hits.is_empty() {
                         return Ok(Step::new(Value::Defs(hits), 1.0, ""));
                     }
