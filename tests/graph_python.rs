@@ -156,6 +156,17 @@ fn inheritance_edges_cross_files() {
     let g = fixture();
     g.edge("app.service.Service", "inherits", "app.models.Base");
     g.edge("app.models.User", "inherits", "app.models.Base");
+    // A base is inherited from, not a value passed along.
+    g.no_edge("app.service.Service", "references", "app.models.Base");
+    g.no_edge("app.models.User", "references", "app.models.Base");
+    // A metaclass given as a keyword argument is.
+    let g = graph(&[(
+        "m.py",
+        "class Meta(type):\n    pass\n\n\nclass Base:\n    pass\n\n\nclass A(Base, metaclass=Meta):\n    pass\n",
+    )]);
+    g.edge("m.A", "inherits", "m.Base");
+    g.no_edge("m.A", "references", "m.Base");
+    g.edge("m.A", "references", "m.Meta");
 }
 
 #[test]

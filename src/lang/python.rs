@@ -93,6 +93,7 @@ impl Python {
             }
             k if k == ids.class_definition => {
                 if let Some(bases) = node.child_by_field_id(ids.superclasses) {
+                    BASES.set(bases.id());
                     let mut c = bases.walk();
                     for base in bases.named_children(&mut c) {
                         if base.kind() != "keyword_argument" {
@@ -133,10 +134,14 @@ impl Python {
             }
             k if k == ids.argument_list => {
                 // Functions passed as values: `sorted(xs, key=by_name)`, `partial(f, 1)`.
+                // A class's bases are its superclasses, not values passed along; only its
+                // keyword arguments (`metaclass=Meta`) are.
+                let bases = BASES.get() == node.id();
                 let mut c = node.walk();
                 for arg in node.named_children(&mut c) {
                     let value = match arg.kind_id() {
                         k if k == ids.keyword_argument => arg.child_by_field_id(ids.value),
+                        _ if bases => None,
                         _ => Some(arg),
                     };
                     // `self` passed along is the object, not a reference to a definition.
@@ -204,6 +209,8 @@ thread_local! {
     /// bound in each; the module is at the bottom. A pre-order walk sees parameters and
     /// assignments before their uses.
     static SCOPES: RefCell<Vec<Scope>> = const { RefCell::new(Vec::new()) };
+    /// The base list of the class last seen (the walk visits it right after the class).
+    static BASES: std::cell::Cell<usize> = const { std::cell::Cell::new(usize::MAX) };
 }
 
 /// A function being walked: where it ends and its variables so far.
