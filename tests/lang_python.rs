@@ -277,4 +277,12 @@ fn python_syntax_errors_keep_the_definitions_around_them() {
     assert!(names.contains(&"After"), "{names:?}");
     assert!(names.contains(&"m"), "{names:?}");
     assert_eq!(unique_node(&x, "broken.before").start_line, 1);
+
+    // A stray `\n` written out as two characters: the parser wraps the rest in an ERROR node.
+    let x = run(
+        "stray.py",
+        "def first():\n    return 0\n\ndef added():\\n    return helper(1)\n",
+    );
+    assert!(x.has_errors);
+    assert_eq!(unique_node(&x, "stray.first").start_line, 1);
 }

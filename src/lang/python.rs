@@ -49,7 +49,8 @@ impl Rules for Python {
         let ids = ids();
         let kind = node.kind_id();
         enter(node, kind, ids);
-        if !ids.has_sites[kind as usize] {
+        // `ERROR` nodes have the id `u16::MAX`, past every grammar kind.
+        if !ids.has_sites.get(kind as usize).is_some_and(|&has| has) {
             return;
         }
         let before = out.len();
