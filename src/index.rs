@@ -3,6 +3,7 @@
 //! renames it into place; later runs update the existing database incrementally in a single
 //! transaction. Either way a killed run leaves the previous good database.
 
+use crate::artifact;
 use crate::extract::extract;
 use crate::lang;
 use crate::model::FileExtract;
@@ -35,6 +36,8 @@ pub struct IndexOptions {
     pub min_confidence: f64,
     /// A name shared by more definitions than this is not guessed.
     pub fuzzy_limit: usize,
+    /// Write the committed artifact (`.codebase-index/`) at this zstd level after indexing.
+    pub artifact_level: Option<i32>,
     pub progress: Option<Progress>,
 }
 
@@ -58,6 +61,12 @@ pub struct IndexSummary {
     pub languages: BTreeMap<String, usize>,
     pub nodes_by_kind: BTreeMap<String, i64>,
     pub resolution: ResolveStats,
+    /// The artifact the database was started from, when there was none yet.
+    pub bootstrapped_from: Option<String>,
+    /// The artifact written after indexing (`None` when unchanged or not asked for).
+    pub artifact: Option<artifact::Manifest>,
+    /// What the run chose not to do, and why (an unusable artifact).
+    pub notes: Vec<String>,
     pub elapsed_ms: u128,
     /// Wall time by stage, in milliseconds.
     pub phases_ms: BTreeMap<&'static str, u128>,
@@ -102,11 +111,28 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
     }
     remove_stale_temporaries(&opts.db);
 
+    // A fresh clone with a committed artifact starts from it: only files whose content
+    // differs from the artifact's are extracted again.
+    let mut bootstrapped_from = None;
+    let mut notes = Vec::new();
+    let committed = artifact::path_in(&opts.root);
+    if !opts.rebuild && !opts.db.exists() && committed.exists() {
+        match artifact::bootstrap(&committed, &opts.root, &opts.db) {
+            Ok(()) => bootstrapped_from = Some(committed.display().to_string()),
+            Err(e) => notes.push(format!(
+                "not starting from {}: {e:#}; building a full index instead",
+                committed.display()
+            )),
+        }
+    }
+
     // A database from an older schema lacks what this version extracts: rebuild it.
     let incremental = !opts.rebuild
         && opts.db.exists()
         && store::schema_version(&opts.db)? == store::SCHEMA_VERSION;
     let mut summary = IndexSummary::new(opts, incremental);
+    summary.bootstrapped_from = bootstrapped_from;
+    summary.notes = notes;
     let mut lap = Lap(started);
     lap.record(&mut summary, "1_walk");
     if incremental {
@@ -143,6 +169,10 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
         })?;
     }
     lap.record(&mut summary, "7_finish");
+    if let Some(level) = opts.artifact_level {
+        summary.artifact = artifact::export(&opts.db, &committed, level)?;
+        lap.record(&mut summary, "8_artifact");
+    }
     summary.elapsed_ms = started.elapsed().as_millis();
     Ok(summary)
 }
@@ -342,6 +372,9 @@ impl IndexSummary {
             languages: BTreeMap::new(),
             nodes_by_kind: BTreeMap::new(),
             resolution: ResolveStats::default(),
+            bootstrapped_from: None,
+            artifact: None,
+            notes: Vec::new(),
             elapsed_ms: 0,
             phases_ms: BTreeMap::new(),
         }

@@ -3,8 +3,9 @@
 //! Stages, each in its own module: `walk` (which files), `lang` + `extract` (definitions and
 //! reference sites per file), `store` (SQLite schema and the single writer), `index` (the
 //! pipeline, full and incremental), `query` (search, source, status), `project` (where a
-//! project's database lives).
+//! project's database lives), `artifact` (the committed, compressed copy of the database).
 
+pub mod artifact;
 pub mod extract;
 pub mod index;
 pub mod lang;

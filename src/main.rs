@@ -5,7 +5,7 @@ use clap::{Args, Parser, Subcommand};
 use codebase_indexer::index::{self, IndexOptions, IndexSummary};
 use codebase_indexer::model::NodeKind;
 use codebase_indexer::store::{self, Mode};
-use codebase_indexer::{project, query, trace};
+use codebase_indexer::{artifact, project, query, trace};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -64,6 +64,34 @@ enum Command {
         /// List every skipped path with its reason.
         #[arg(long, short = 'v')]
         verbose: bool,
+        /// Do not write the committed artifact (`.codebase-index/graph.db.zst`).
+        #[arg(long)]
+        no_artifact: bool,
+        /// zstd level of the artifact (1-22).
+        #[arg(long, default_value_t = artifact::DEFAULT_LEVEL, value_name = "N")]
+        compression_level: i32,
+        #[command(flatten)]
+        target: Target,
+    },
+    /// Write the committed artifact of an index: a canonical copy of the database, zstd
+    /// compressed, with `artifact.json` beside it.
+    Export {
+        /// Where to write it (default: `.codebase-index/graph.db.zst` in the indexed tree).
+        #[arg(long, value_name = "PATH")]
+        output: Option<PathBuf>,
+        /// zstd level (1-22).
+        #[arg(long, default_value_t = artifact::DEFAULT_LEVEL, value_name = "N")]
+        compression_level: i32,
+        #[command(flatten)]
+        target: Target,
+    },
+    /// Load an artifact (`graph.db.zst`) as the index of a repository.
+    Import {
+        /// The artifact.
+        artifact: PathBuf,
+        /// Repository root it belongs to.
+        #[arg(default_value = ".")]
+        path: PathBuf,
         #[command(flatten)]
         target: Target,
     },
@@ -143,9 +171,12 @@ fn run(cli: Cli) -> Result<()> {
             min_confidence,
             fuzzy_limit,
             verbose,
+            no_artifact,
+            compression_level,
             target,
         } => {
             check_confidence(min_confidence)?;
+            artifact::check_level(compression_level)?;
             if max_file_bytes > MAX_FILE_BYTES_LIMIT {
                 anyhow::bail!(
                     "--max-file-bytes {max_file_bytes} is too large: files over \
@@ -176,6 +207,7 @@ fn run(cli: Cli) -> Result<()> {
                 rebuild,
                 min_confidence,
                 fuzzy_limit,
+                artifact_level: (!no_artifact).then_some(compression_level),
                 progress: bar.clone().map(|b| {
                     Box::new(move |stage: &str, done: usize, total: usize| {
                         b.set_message(stage.to_string());
@@ -188,15 +220,88 @@ fn run(cli: Cli) -> Result<()> {
                 b.finish_and_clear();
             }
             let summary = summary?;
+            for note in &summary.notes {
+                eprintln!("note: {note}");
+            }
             if target.json {
                 print_json(&summary)
             } else {
                 print_summary(&summary, verbose)
             }
         }
-        Command::Status { target } => {
+        Command::Export {
+            output,
+            compression_level,
+            target,
+        } => {
             let db = project::locate(target.db.as_deref(), target.project.as_deref())?;
-            let conn = store::open(&db, Mode::ReadOnly)?;
+            let output = match output {
+                Some(o) => o,
+                None => {
+                    let conn = store::open(&db, Mode::ReadOnly)?;
+                    let root = store::get_meta(&conn, "root")?
+                        .context("the index records no root folder: pass --output")?;
+                    artifact::path_in(std::path::Path::new(&root))
+                }
+            };
+            let written = artifact::export(&db, &output, compression_level)?;
+            if target.json {
+                return print_json(&serde_json::json!({
+                    "artifact": output, "written": written.is_some(), "manifest": written
+                }));
+            }
+            match written {
+                Some(m) => writeln!(
+                    out,
+                    "wrote {} ({}, {:.2}x of {}; {} files, {} nodes, {} edges)",
+                    output.display(),
+                    human_bytes(m.artifact_bytes),
+                    m.compression_ratio,
+                    human_bytes(m.database_bytes),
+                    m.files,
+                    m.nodes,
+                    m.edges
+                )?,
+                None => writeln!(out, "{} is up to date", output.display())?,
+            }
+            Ok(())
+        }
+        Command::Import {
+            artifact: file,
+            path,
+            target,
+        } => {
+            let root = path
+                .canonicalize()
+                .with_context(|| format!("no such directory: {}", path.display()))?;
+            let db = match &target.db {
+                Some(db) => db.clone(),
+                None => project::db_for_root(&root, target.project.as_deref())?,
+            };
+            let staged = PathBuf::from(format!("{}.import", db.display()));
+            artifact::bootstrap(&file, &root, &staged)?;
+            let conn = store::open(&staged, Mode::ReadWrite)?;
+            let name = target.project.clone().unwrap_or_else(|| {
+                root.file_name()
+                    .map_or("root".into(), |n| n.to_string_lossy().into_owned())
+            });
+            store::set_meta(&conn, "root", &root.to_string_lossy())?;
+            store::set_meta(&conn, "project", &name)?;
+            conn.execute_batch("PRAGMA journal_mode = DELETE")?;
+            drop(conn);
+            std::fs::rename(&staged, &db)
+                .with_context(|| format!("cannot move the index into place at {}", db.display()))?;
+            writeln!(
+                out,
+                "imported {} as the index of {} -> {}",
+                file.display(),
+                root.display(),
+                db.display()
+            )?;
+            Ok(())
+        }
+        Command::Status { target } => {
+            let (conn, db) = open_target(&target)?;
             let s = query::status(&conn, &db)?;
             if target.json {
                 return print_json(&s);
@@ -394,8 +499,22 @@ fn print_trace(args: TraceArgs, direction: trace::Direction) -> Result<()> {
 }
 
 fn open_for_query(target: &Target) -> Result<rusqlite::Connection> {
+    Ok(open_target(target)?.0)
+}
+
+/// The database a query reads and its path. An artifact (`--db graph.db.zst`) is
+/// decompressed to a temporary file, removed once open.
+fn open_target(target: &Target) -> Result<(rusqlite::Connection, PathBuf)> {
     let db = project::locate(target.db.as_deref(), target.project.as_deref())?;
-    store::open(&db, Mode::ReadOnly)
+    if db.extension().is_none_or(|e| e != "zst") {
+        return Ok((store::open(&db, Mode::ReadOnly)?, db));
+    }
+    let temp = std::env::temp_dir().join(format!("indexer-{}.db", std::process::id()));
+    artifact::decompress(&db, &temp)?;
+    let conn = store::open(&temp, Mode::ReadOnly);
+    // Open, the file's pages stay readable after its name is gone.
+    let _ = std::fs::remove_file(&temp);
+    Ok((conn?, db))
 }
 
 fn progress_bar() -> Option<indicatif::ProgressBar> {
@@ -441,6 +560,24 @@ fn print_summary(s: &IndexSummary, verbose: bool) -> Result<()> {
         "graph     {} files resolved: {} edges, {} unresolved references",
         s.resolution.files, s.resolution.edges, s.resolution.unresolved
     )?;
+    if let Some(from) = &s.bootstrapped_from {
+        writeln!(
+            out,
+            "started   from {from}: only files that differ from it were extracted"
+        )?;
+    }
+    if let Some(m) = &s.artifact {
+        writeln!(
+            out,
+            "artifact  {}/{}: {} ({:.2}x of {}, zstd level {})",
+            artifact::DIR,
+            artifact::FILE,
+            human_bytes(m.artifact_bytes),
+            m.compression_ratio,
+            human_bytes(m.database_bytes),
+            m.compression_level
+        )?;
+    }
     let skipped: usize = s.skipped.values().sum();
     if skipped > 0 {
         writeln!(out, "skipped   {skipped}: {}", join_counts(&s.skipped))?;

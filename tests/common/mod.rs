@@ -33,6 +33,7 @@ pub fn options(root: &Path, db: &Path) -> IndexOptions {
         rebuild: false,
         min_confidence: 0.0,
         fuzzy_limit: 5,
+        artifact_level: None,
         progress: None,
     }
 }

@@ -1,0 +1,327 @@
+//! The committed artifact: `.codebase-index/graph.db.zst`, a canonical copy of the database
+//! compressed with zstd, with `artifact.json` describing it. Teams commit both beside the code,
+//! so a fresh clone starts from the index instead of from zero.
+//!
+//! The copy holds nothing that depends on where or when the tree was indexed: no absolute
+//! path, project name or modification time, every table written in key order into a new file,
+//! the full-text index built in one pass. The same tree gives the same bytes, so the artifact
+//! only changes in `git status` when the code did.
+
+use crate::store::{self, Mode};
+use anyhow::{bail, Context, Result};
+use rusqlite::Connection;
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The folder, under the repository root, holding the artifact.
+pub const DIR: &str = ".codebase-index";
+pub const FILE: &str = "graph.db.zst";
+pub const MANIFEST: &str = "artifact.json";
+/// Chosen by measurement (README, "Committed artifact"): most of the size gain of the
+/// high levels at a fraction of their time.
+pub const DEFAULT_LEVEL: i32 = 9;
+
+/// `artifact.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub schema_version: i32,
+    pub indexer_version: String,
+    /// blake3 over every indexed file's path and content hash: the source tree's identity.
+    pub fingerprint: String,
+    /// The resolution settings the edges were built with.
+    pub resolution: String,
+    pub files: i64,
+    pub nodes: i64,
+    pub edges: i64,
+    pub unresolved: i64,
+    pub database_bytes: u64,
+    pub artifact_bytes: u64,
+    pub compression_level: i32,
+    /// `database_bytes / artifact_bytes`, two decimals.
+    pub compression_ratio: f64,
+}
+
+/// Where a repository's artifact lives.
+pub fn path_in(root: &Path) -> PathBuf {
+    root.join(DIR).join(FILE)
+}
+
+pub fn check_level(level: i32) -> Result<()> {
+    if !(1..=22).contains(&level) {
+        bail!("--compression-level {level} is out of range: use a value from 1 to 22");
+    }
+    Ok(())
+}
+
+/// Writes the artifact of database `db` to `output` (a `.db.zst` path), with `artifact.json`
+/// and a `.gitattributes` beside it. Returns `None` when the artifact already there describes
+/// the same tree, settings and level (nothing is rewritten).
+pub fn export(db: &Path, output: &Path, level: i32) -> Result<Option<Manifest>> {
+    check_level(level)?;
+    let dir = output
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let manifest_path = dir.join(MANIFEST);
+    let (fingerprint, resolution) = {
+        let conn = store::open(db, Mode::ReadOnly)?;
+        (fingerprint(&conn)?, meta(&conn, "resolution")?)
+    };
+    if let Some(old) = read_manifest(&manifest_path) {
+        let same = old.fingerprint == fingerprint
+            && old.resolution == resolution
+            && old.schema_version == store::SCHEMA_VERSION
+            && old.indexer_version == env!("CARGO_PKG_VERSION")
+            && old.compression_level == level;
+        if same && output.exists() {
+            return Ok(None);
+        }
+    }
+
+    let copy = temp_beside(output, "db");
+    let result = (|| {
+        canonical_copy(db, &copy)?;
+        let conn = store::open(&copy, Mode::ReadOnly)?;
+        let count = |table: &str| -> Result<i64> {
+            Ok(conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?)
+        };
+        let (files, nodes, edges, unresolved) = (
+            count("files")?,
+            count("nodes")?,
+            count("edges")?,
+            count("unresolved")?,
+        );
+        drop(conn);
+        let database_bytes = std::fs::metadata(&copy)?.len();
+        let packed = temp_beside(output, "zst");
+        compress(&copy, &packed, level).inspect_err(|_| {
+            let _ = std::fs::remove_file(&packed);
+        })?;
+        let artifact_bytes = std::fs::metadata(&packed)?.len();
+        let manifest = Manifest {
+            schema_version: store::SCHEMA_VERSION,
+            indexer_version: env!("CARGO_PKG_VERSION").to_string(),
+            fingerprint: fingerprint.clone(),
+            resolution: resolution.clone(),
+            files,
+            nodes,
+            edges,
+            unresolved,
+            database_bytes,
+            artifact_bytes,
+            compression_level: level,
+            compression_ratio: (database_bytes as f64 / artifact_bytes.max(1) as f64 * 100.0)
+                .round()
+                / 100.0,
+        };
+        let mut json = serde_json::to_string_pretty(&manifest)?;
+        json.push('\n');
+        rename_into_place(&packed, output)?;
+        write_atomically(&manifest_path, json.as_bytes())?;
+        write_atomically(
+            &dir.join(".gitattributes"),
+            format!("{FILE} binary merge=ours\n").as_bytes(),
+        )?;
+        Ok(manifest)
+    })();
+    let _ = std::fs::remove_file(&copy);
+    result.map(Some)
+}
+
+/// Decompresses artifact `artifact` into a new database at `dest` (replacing nothing until it
+/// is complete and checked): an artifact that is not ours, corrupt, truncated or from another
+/// schema is refused with the reason.
+pub fn decompress(artifact: &Path, dest: &Path) -> Result<()> {
+    let temp = temp_beside(dest, "db");
+    let result = (|| {
+        let input = std::fs::File::open(artifact)
+            .with_context(|| format!("cannot read {}", artifact.display()))?;
+        let mut output = std::fs::File::create(&temp)
+            .with_context(|| format!("cannot write {}", temp.display()))?;
+        zstd::stream::copy_decode(std::io::BufReader::new(input), &mut output).with_context(
+            || {
+                format!(
+                    "{} is not a complete zstd stream (corrupt or truncated)",
+                    artifact.display()
+                )
+            },
+        )?;
+        output.sync_all()?;
+        drop(output);
+        let version = store::schema_version(&temp)
+            .with_context(|| format!("{} holds no index database", artifact.display()))?;
+        if version != store::SCHEMA_VERSION {
+            let which = if version > store::SCHEMA_VERSION {
+                "a newer"
+            } else {
+                "an older"
+            };
+            bail!(
+                "{} was written by {which} indexer (schema {version}, this one reads {})",
+                artifact.display(),
+                store::SCHEMA_VERSION
+            );
+        }
+        let conn = store::open(&temp, Mode::ReadOnly)?;
+        let ok: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
+        if ok != "ok" {
+            bail!("{} is corrupt: {ok}", artifact.display());
+        }
+        drop(conn);
+        rename_into_place(&temp, dest)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
+
+/// The share of the artifact database's files that exist under `root`: an artifact from
+/// another project shares (almost) none.
+pub fn share_present(db: &Path, root: &Path) -> Result<f64> {
+    let conn = store::open(db, Mode::ReadOnly)?;
+    let mut q = conn.prepare("SELECT path FROM files")?;
+    let (mut total, mut present) = (0usize, 0usize);
+    for path in q.query_map([], |r| r.get::<_, String>(0))? {
+        total += 1;
+        if root.join(path?).exists() {
+            present += 1;
+        }
+    }
+    Ok(if total == 0 {
+        0.0
+    } else {
+        present as f64 / total as f64
+    })
+}
+
+/// Reads `artifact.json`, if there is a valid one.
+pub fn read_manifest(path: &Path) -> Option<Manifest> {
+    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+}
+
+/// Every file's path and content hash, in path order, hashed.
+fn fingerprint(conn: &Connection) -> Result<String> {
+    let mut h = blake3::Hasher::new();
+    let mut q = conn.prepare("SELECT path, hash FROM files ORDER BY path")?;
+    let mut rows = q.query([])?;
+    while let Some(r) = rows.next()? {
+        h.update(r.get_ref(0)?.as_bytes()?);
+        h.update(b"\0");
+        h.update(r.get_ref(1)?.as_bytes()?);
+        h.update(b"\n");
+    }
+    Ok(h.finalize().to_hex().to_string())
+}
+
+fn meta(conn: &Connection, key: &str) -> Result<String> {
+    Ok(store::get_meta(conn, key)?.unwrap_or_default())
+}
+
+/// A new database at `dest` with `src`'s rows in key order, without what depends on the
+/// machine or the moment: the root path, the project name and modification times.
+fn canonical_copy(src: &Path, dest: &Path) -> Result<()> {
+    let _ = std::fs::remove_file(dest);
+    let mut conn = store::create(dest, Mode::Bulk)?;
+    let deferred = store::defer_indexes(&conn)?;
+    conn.execute("ATTACH DATABASE ?1 AS src", [src.to_string_lossy()])?;
+    let tx = conn.transaction()?;
+    tx.execute_batch(
+        "INSERT INTO meta SELECT key, value FROM src.meta \
+             WHERE key NOT IN ('root', 'project') ORDER BY key;
+         INSERT INTO files(id, path, language, size, mtime_ns, hash, lines, flags, module) \
+             SELECT id, path, language, size, 0, hash, lines, flags, module FROM src.files \
+             ORDER BY id;
+         INSERT INTO file_contents(file_id, content) \
+             SELECT file_id, content FROM src.file_contents ORDER BY file_id;
+         INSERT INTO nodes(id, file_id, kind, name, qualified_name, parent_id, signature, \
+                           docstring, start_line, end_line, start_byte, end_byte, name_tokens) \
+             SELECT id, file_id, kind, name, qualified_name, parent_id, signature, docstring, \
+                    start_line, end_line, start_byte, end_byte, name_tokens \
+             FROM src.nodes ORDER BY id;
+         INSERT INTO refs(node_id, seq, kind, name, module, alias, line) \
+             SELECT node_id, seq, kind, name, module, alias, line FROM src.refs \
+             ORDER BY node_id, seq;
+         INSERT INTO edges(source_id, target_id, kind, confidence, strategy, line) \
+             SELECT source_id, target_id, kind, confidence, strategy, line FROM src.edges \
+             ORDER BY source_id, target_id, kind, line, strategy, confidence;
+         INSERT INTO unresolved(source_id, kind, name, key, reason, candidates, line) \
+             SELECT source_id, kind, name, key, reason, candidates, line FROM src.unresolved \
+             ORDER BY source_id, line, name, kind, reason, candidates, key;",
+    )?;
+    tx.commit()?;
+    conn.execute_batch("DETACH DATABASE src")?;
+    store::restore_indexes(&conn, &deferred)?;
+    store::restore_triggers(&conn, &deferred)?;
+    // A plain rollback-journal file: the stock shell opens it without companions.
+    conn.execute_batch("PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = DELETE;")?;
+    Ok(())
+}
+
+fn compress(src: &Path, dest: &Path, level: i32) -> Result<()> {
+    let input = std::fs::File::open(src)?;
+    let mut output =
+        std::fs::File::create(dest).with_context(|| format!("cannot write {}", dest.display()))?;
+    // One thread: the frame's bytes then depend on the input and level only.
+    zstd::stream::copy_encode(std::io::BufReader::new(input), &mut output, level)?;
+    output.sync_all()?;
+    Ok(())
+}
+
+fn temp_beside(path: &Path, ext: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(format!(".tmp-{}.{ext}", std::process::id()));
+    PathBuf::from(s)
+}
+
+fn rename_into_place(temp: &Path, dest: &Path) -> Result<()> {
+    std::fs::rename(temp, dest)
+        .with_context(|| format!("cannot move {} into place", dest.display()))
+}
+
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+        return Ok(());
+    }
+    let temp = temp_beside(path, "tmp");
+    let written = (|| {
+        let mut f = std::fs::File::create(&temp)?;
+        f.write_all(bytes)?;
+        f.sync_all()
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&temp);
+        return Err(e).with_context(|| format!("cannot write {}", path.display()));
+    }
+    rename_into_place(&temp, path)
+}
+
+/// Starts database `db` (which does not exist yet) from the artifact of the tree at `root`.
+/// An artifact that cannot be used is refused with the reason, leaving nothing behind.
+pub fn bootstrap(artifact: &Path, root: &Path, db: &Path) -> Result<()> {
+    if let Some(dir) = db.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let temp = temp_beside(db, "artifact");
+    let result = (|| {
+        decompress(artifact, &temp)?;
+        let share = share_present(&temp, root)?;
+        if share < MIN_SHARE_PRESENT {
+            bail!(
+                "it describes another project: only {:.0}% of its files exist under {}",
+                share * 100.0,
+                root.display()
+            );
+        }
+        rename_into_place(&temp, db)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
+
+/// Below this share of its files present in the tree, an artifact is another project's.
+const MIN_SHARE_PRESENT: f64 = 0.5;
