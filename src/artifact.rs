@@ -150,32 +150,45 @@ pub fn decompress(artifact: &Path, dest: &Path) -> Result<()> {
         )?;
         output.sync_all()?;
         drop(output);
-        let version = store::schema_version(&temp)
-            .with_context(|| format!("{} holds no index database", artifact.display()))?;
-        if version != store::SCHEMA_VERSION {
-            let which = if version > store::SCHEMA_VERSION {
-                "a newer"
-            } else {
-                "an older"
-            };
-            bail!(
-                "{} was written by {which} indexer (schema {version}, this one reads {})",
-                artifact.display(),
-                store::SCHEMA_VERSION
-            );
-        }
-        let conn = store::open(&temp, Mode::ReadOnly)?;
-        let ok: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
-        if ok != "ok" {
-            bail!("{} is corrupt: {ok}", artifact.display());
-        }
-        drop(conn);
+        check_database(&temp).map_err(|e| anyhow::anyhow!("{}: {e}", artifact.display()))?;
         rename_into_place(&temp, dest)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&temp);
     }
     result
+}
+
+/// Whether `db` is an index database of this schema, intact; the reason if not.
+fn check_database(db: &Path) -> std::result::Result<(), String> {
+    let conn = Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .map_err(|e| format!("holds no index database ({e})"))?;
+    let header = |pragma: &str| -> std::result::Result<i32, String> {
+        conn.query_row(&format!("PRAGMA {pragma}"), [], |r| r.get(0))
+            .map_err(|e| format!("holds no index database ({e})"))
+    };
+    if header("application_id")? != store::APPLICATION_ID {
+        return Err("holds no index database (a foreign SQLite file)".into());
+    }
+    let version = header("user_version")?;
+    if version != store::SCHEMA_VERSION {
+        let which = if version > store::SCHEMA_VERSION {
+            "a newer"
+        } else {
+            "an older"
+        };
+        return Err(format!(
+            "written by {which} indexer (schema {version}; this one reads {})",
+            store::SCHEMA_VERSION
+        ));
+    }
+    let check: String = conn
+        .query_row("PRAGMA quick_check", [], |r| r.get(0))
+        .map_err(|e| format!("is corrupt ({e})"))?;
+    if check != "ok" {
+        return Err(format!("is corrupt ({check})"));
+    }
+    Ok(())
 }
 
 /// The share of the artifact database's files that exist under `root`: an artifact from

@@ -57,10 +57,13 @@ fn index_status_search_and_get_source_speak_json() {
         db.starts_with(cache.path().to_str().unwrap()),
         "db in cache: {db}"
     );
-    assert!(
-        !root.join(".codebase-index").exists(),
-        "index writes nothing into the tree"
-    );
+    // The database stays in the cache; the tree gains only the committed artifact.
+    let mut written: Vec<String> = std::fs::read_dir(root.join(".codebase-index"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    written.sort();
+    assert_eq!(written, [".gitattributes", "artifact.json", "graph.db.zst"]);
 
     // Commands run in a subfolder find the project.
     let sub = root.join("svc");
@@ -350,4 +353,93 @@ fn trace_callers_and_callees_walk_the_graph_and_show_unresolved_sites() {
     let missing = indexer(cache.path(), root, &["trace-callers", "nope.nothing"]);
     assert!(!missing.status.success());
     assert!(String::from_utf8_lossy(&missing.stderr).contains("nothing named"));
+}
+
+#[test]
+fn artifact_export_import_and_queries_on_the_compressed_file() {
+    let repo = fixture();
+    let cache = tempfile::tempdir().unwrap();
+    let root = repo.path();
+
+    // `index` writes the artifact; `--no-artifact` would not.
+    json(&indexer(cache.path(), root, &["index", ".", "--json"]));
+    let artifact = root.join(".codebase-index/graph.db.zst");
+    assert!(artifact.exists());
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root.join(".codebase-index/artifact.json")).unwrap())
+            .unwrap();
+    assert_eq!(manifest["files"], 3);
+    assert_eq!(manifest["compression_level"], 9);
+
+    // Queries read the artifact directly.
+    let hits = json(&indexer(
+        cache.path(),
+        root,
+        &[
+            "search",
+            "GetUserName",
+            "--db",
+            artifact.to_str().unwrap(),
+            "--json",
+        ],
+    ));
+    assert_eq!(hits["hits"][0]["qualified_name"], "svc.GetUserName");
+
+    // `export` to another path at another level.
+    let out = root.join("copy.db.zst");
+    let exported = json(&indexer(
+        cache.path(),
+        root,
+        &[
+            "export",
+            "--output",
+            out.to_str().unwrap(),
+            "--compression-level",
+            "3",
+            "--json",
+        ],
+    ));
+    assert_eq!(exported["written"], true);
+    assert_eq!(exported["manifest"]["compression_level"], 3);
+    assert!(out.exists());
+
+    // `import` loads an artifact as another checkout's index, ready for queries.
+    let clone = tempfile::tempdir().unwrap();
+    write_tree(
+        clone.path(),
+        &[
+            ("svc/http.py", "class HttpClient:\n    pass\n"),
+            ("svc/util.go", "package svc\n"),
+            ("notes.md", "# Notes\n"),
+        ],
+    );
+    let other_cache = tempfile::tempdir().unwrap();
+    let imported = indexer(
+        other_cache.path(),
+        clone.path(),
+        &["import", artifact.to_str().unwrap(), "."],
+    );
+    assert!(
+        imported.status.success(),
+        "{}",
+        String::from_utf8_lossy(&imported.stderr)
+    );
+    let hits = json(&indexer(
+        other_cache.path(),
+        clone.path(),
+        &["search", "parseHTTPRequest", "--json"],
+    ));
+    assert_eq!(
+        hits["hits"][0]["qualified_name"],
+        "svc.http.HttpClient.parseHTTPRequest"
+    );
+
+    // A bad level is refused before anything runs.
+    let bad = indexer(
+        cache.path(),
+        root,
+        &["index", ".", "--compression-level", "30"],
+    );
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("out of range"));
 }
