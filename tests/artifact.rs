@@ -168,9 +168,16 @@ fn unusable_artifacts_are_refused_and_a_full_index_is_built() {
         index_with_artifact(&other, &dir.path().join("other.db"), 1);
         artifact_bytes(&other).0
     };
-    let cases: [(&str, Vec<u8>, &str); 5] = [
+    let damaged = {
+        let mut bytes = good.clone();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0x55;
+        bytes
+    };
+    let cases: [(&str, Vec<u8>, &str); 6] = [
         ("garbage", b"not an artifact at all".to_vec(), "zstd"),
         ("truncated", good[..good.len() / 2].to_vec(), "truncated"),
+        ("one byte changed", damaged, "corrupt"),
         (
             "not a database",
             zstd::encode_all(&b"plain text, compressed"[..], 3).unwrap(),

@@ -103,14 +103,15 @@ impl Tracker {
             );
         }
         if bases_before {
-            // Members the file's types inherited before the change.
+            // Members the file's types inherited before the change. `CROSS JOIN` keeps the
+            // ancestors outermost: the planner would otherwise scan every node.
             let mut q = conn.prepare_cached(
                 "WITH RECURSIVE up(id) AS ( \
                    SELECT target_id FROM edges WHERE source_id >= ?1 AND source_id < ?2 \
                      AND kind IN ('inherits', 'implements') \
                    UNION SELECT e.target_id FROM edges e JOIN up ON e.source_id = up.id \
                      AND e.kind IN ('inherits', 'implements')) \
-                 SELECT DISTINCT n.name FROM nodes n JOIN up ON n.parent_id = up.id",
+                 SELECT DISTINCT n.name FROM up CROSS JOIN nodes n ON n.parent_id = up.id",
             )?;
             inherited = q
                 .query_map([lo, hi], |r| r.get::<_, String>(0))?
