@@ -136,20 +136,17 @@ pub fn export(db: &Path, output: &Path, level: i32) -> Result<Option<Manifest>> 
 pub fn decompress(artifact: &Path, dest: &Path) -> Result<()> {
     let temp = temp_beside(dest, "db");
     let result = (|| {
-        let input = std::fs::File::open(artifact)
+        let packed = std::fs::read(artifact)
             .with_context(|| format!("cannot read {}", artifact.display()))?;
-        let mut output = std::fs::File::create(&temp)
+        let output = std::fs::File::create(&temp)
             .with_context(|| format!("cannot write {}", temp.display()))?;
-        // The frame's checksum proves the bytes are the ones exported.
-        zstd::stream::copy_decode(std::io::BufReader::new(input), &mut output).with_context(
-            || {
-                format!(
-                    "{} is not a complete zstd stream (corrupt or truncated)",
-                    artifact.display()
-                )
-            },
-        )?;
-        drop(output);
+        // Each frame's checksum proves its bytes are the ones exported.
+        decode_frames(&packed, output).with_context(|| {
+            format!(
+                "{} is corrupt or truncated (not a valid zstd stream)",
+                artifact.display()
+            )
+        })?;
         check_database(&temp).map_err(|e| anyhow::anyhow!("{}: {e}", artifact.display()))?;
         rename_into_place(&temp, dest)
     })();
@@ -162,6 +159,15 @@ pub fn decompress(artifact: &Path, dest: &Path) -> Result<()> {
 /// Whether `db` is an index database of this schema; the reason if not. Its bytes are
 /// intact: the zstd frame's checksum matched.
 fn check_database(db: &Path) -> std::result::Result<(), String> {
+    // Frames end cleanly at a frame boundary: only the length the header promises tells
+    // that some are missing.
+    let (len, expected) =
+        expected_length(db).map_err(|e| format!("holds no index database ({e})"))?;
+    if len != expected {
+        return Err(format!(
+            "is truncated: {len} bytes of a {expected}-byte database"
+        ));
+    }
     let conn = Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
         .map_err(|e| format!("holds no index database ({e})"))?;
     let header = |pragma: &str| -> std::result::Result<i32, String> {
@@ -184,6 +190,26 @@ fn check_database(db: &Path) -> std::result::Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// A SQLite file's length and the length its header gives (page size times page count).
+fn expected_length(db: &Path) -> std::io::Result<(u64, u64)> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(db)?;
+    let len = f.metadata()?.len();
+    let mut header = [0u8; 100];
+    f.read_exact(&mut header)?;
+    if &header[..16] != b"SQLite format 3\0" {
+        return Err(std::io::Error::other("not a SQLite file"));
+    }
+    let page_size = match u16::from_be_bytes([header[16], header[17]]) {
+        1 => 65536,
+        n => u64::from(n),
+    };
+    let pages = u64::from(u32::from_be_bytes([
+        header[28], header[29], header[30], header[31],
+    ]));
+    Ok((len, page_size * pages))
 }
 
 /// The share of the artifact database's files that exist under `root`: an artifact from
@@ -268,17 +294,81 @@ fn canonical_copy(src: &Path, dest: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The database is compressed as independent frames of `FRAME_BYTES` each, so both ends
+/// work on all cores; concatenated frames are one ordinary zstd stream (`zstd -d` reads it).
+const FRAME_BYTES: usize = 8 << 20;
+
 fn compress(src: &Path, dest: &Path, level: i32) -> Result<()> {
-    let input = std::fs::File::open(src)?;
-    let output =
-        std::fs::File::create(dest).with_context(|| format!("cannot write {}", dest.display()))?;
-    // One thread: the frame's bytes then depend on the input and level only. The checksum
-    // lets a reader tell a damaged artifact from a good one without reading the database.
-    let mut encoder = zstd::stream::Encoder::new(output, level)?;
-    encoder.include_checksum(true)?;
-    std::io::copy(&mut std::io::BufReader::new(input), &mut encoder)?;
-    encoder.finish()?.sync_all()?;
+    let data = std::fs::read(src)?;
+    let mut output = std::io::BufWriter::new(
+        std::fs::File::create(dest).with_context(|| format!("cannot write {}", dest.display()))?,
+    );
+    let chunks: Vec<&[u8]> = data.chunks(FRAME_BYTES).collect();
+    for wave in chunks.chunks(jobs()) {
+        let frames = std::thread::scope(|scope| {
+            let handles: Vec<_> = wave
+                .iter()
+                .map(|chunk| scope.spawn(move || compress_frame(chunk, level)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("compression thread panicked"))
+                .collect::<std::io::Result<Vec<Vec<u8>>>>()
+        })?;
+        for frame in frames {
+            output.write_all(&frame)?;
+        }
+    }
+    output
+        .into_inner()
+        .map_err(|e| e.into_error())?
+        .sync_all()?;
     Ok(())
+}
+
+/// One frame with its content size and a checksum: a reader tells a damaged artifact from a
+/// good one without reading the database.
+fn compress_frame(chunk: &[u8], level: i32) -> std::io::Result<Vec<u8>> {
+    let mut c = zstd::bulk::Compressor::new(level)?;
+    c.set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(true))?;
+    c.compress(chunk)
+}
+
+/// Decompresses concatenated frames into `output`, a few at a time on all cores.
+fn decode_frames(packed: &[u8], output: std::fs::File) -> Result<()> {
+    let mut frames = Vec::new();
+    let mut rest = packed;
+    while !rest.is_empty() {
+        let len = zstd::zstd_safe::find_frame_compressed_size(rest)
+            .map_err(|_| anyhow::anyhow!("a frame is cut short"))?;
+        frames.push(&rest[..len]);
+        rest = &rest[len..];
+    }
+    if frames.is_empty() {
+        bail!("it is empty");
+    }
+    let mut output = std::io::BufWriter::new(output);
+    for wave in frames.chunks(jobs()) {
+        let parts = std::thread::scope(|scope| {
+            let handles: Vec<_> = wave
+                .iter()
+                .map(|frame| scope.spawn(move || zstd::stream::decode_all(*frame)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("decompression thread panicked"))
+                .collect::<std::io::Result<Vec<Vec<u8>>>>()
+        })?;
+        for part in parts {
+            output.write_all(&part)?;
+        }
+    }
+    output.flush()?;
+    Ok(())
+}
+
+fn jobs() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
 }
 
 fn temp_beside(path: &Path, ext: &str) -> PathBuf {

@@ -168,15 +168,21 @@ fn unusable_artifacts_are_refused_and_a_full_index_is_built() {
         index_with_artifact(&other, &dir.path().join("other.db"), 1);
         artifact_bytes(&other).0
     };
+    // Two frames, the second missing: every frame is whole, the database is not.
+    let first_frame_only = {
+        let raw = zstd::decode_all(&good[..]).unwrap();
+        zstd::encode_all(&raw[..raw.len() / 2], 3).unwrap()
+    };
     let damaged = {
         let mut bytes = good.clone();
         let middle = bytes.len() / 2;
         bytes[middle] ^= 0x55;
         bytes
     };
-    let cases: [(&str, Vec<u8>, &str); 6] = [
+    let cases: [(&str, Vec<u8>, &str); 7] = [
         ("garbage", b"not an artifact at all".to_vec(), "zstd"),
         ("truncated", good[..good.len() / 2].to_vec(), "truncated"),
+        ("a frame missing", first_frame_only, "truncated"),
         ("one byte changed", damaged, "corrupt"),
         (
             "not a database",
