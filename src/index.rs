@@ -100,42 +100,56 @@ struct Known {
 
 pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
     let started = Instant::now();
-    let (candidates, skipped) = walk::walk(&WalkOptions {
-        root: &opts.root,
-        excludes: &opts.excludes,
-        max_file_bytes: opts.max_file_bytes,
-        threads: opts.jobs,
-    })?;
     if let Some(dir) = opts.db.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
     remove_stale_temporaries(&opts.db);
 
+    // A new database is written to a temporary file that becomes the database in one
+    // rename: until then the old one stands, and a failed run leaves nothing behind.
+    let temp = temp_path(&opts.db);
     // A fresh clone with a committed artifact starts from it: only files whose content
-    // differs from the artifact's are extracted again.
+    // differs from the artifact's are extracted again. It is decompressed while the tree
+    // is walked.
+    let committed = artifact::path_in(&opts.root);
+    let bootstrap = !opts.rebuild && !opts.db.exists() && committed.exists();
+    let (root, staged) = (&opts.root, &temp);
+    let (walked, started_from) = std::thread::scope(|scope| {
+        let unpacking =
+            bootstrap.then(|| scope.spawn(|| artifact::bootstrap(&committed, root, staged)));
+        let walked = walk::walk(&WalkOptions {
+            root: &opts.root,
+            excludes: &opts.excludes,
+            max_file_bytes: opts.max_file_bytes,
+            threads: opts.jobs,
+        });
+        let started_from = unpacking.map(|h| h.join().expect("artifact thread panicked"));
+        (walked, started_from)
+    });
+    let (candidates, skipped) = walked?;
     let mut bootstrapped_from = None;
     let mut notes = Vec::new();
-    let committed = artifact::path_in(&opts.root);
-    if !opts.rebuild && !opts.db.exists() && committed.exists() {
-        match artifact::bootstrap(&committed, &opts.root, &opts.db) {
-            Ok(()) => bootstrapped_from = Some(committed.display().to_string()),
-            Err(e) => notes.push(format!(
-                "not starting from {}: {e:#}; building a full index instead",
-                committed.display()
-            )),
-        }
+    match started_from {
+        Some(Ok(())) => bootstrapped_from = Some(committed.display().to_string()),
+        Some(Err(e)) => notes.push(format!(
+            "not starting from {}: {e:#}; building a full index instead",
+            committed.display()
+        )),
+        None => {}
     }
 
     // A database from an older schema lacks what this version extracts: rebuild it.
-    let incremental = !opts.rebuild
+    let update_in_place = bootstrapped_from.is_none()
+        && !opts.rebuild
         && opts.db.exists()
         && store::schema_version(&opts.db)? == store::SCHEMA_VERSION;
+    let incremental = update_in_place || bootstrapped_from.is_some();
     let mut summary = IndexSummary::new(opts, incremental);
     summary.bootstrapped_from = bootstrapped_from;
     summary.notes = notes;
     let mut lap = Lap(started);
     lap.record(&mut summary, "1_walk");
-    if incremental {
+    if update_in_place {
         let mut conn = store::open(&opts.db, Mode::ReadWrite)?;
         // The writer deletes a re-extracted file's rows itself and keeps the edges other
         // files have into it (see `store::changes`): a cascade would delete those.
@@ -150,10 +164,16 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
         )?;
         fill_counts(&conn, &mut summary)?;
     } else {
-        // A new build goes to a temporary file that becomes the database in one rename;
-        // until then the old database stands, and a failed build leaves nothing behind.
-        let temp = temp_path(&opts.db);
-        let built = build_into(&temp, opts, &candidates, skipped, &mut summary, &mut lap);
+        let fresh = summary.bootstrapped_from.is_none();
+        let built = build_into(
+            &temp,
+            fresh,
+            opts,
+            &candidates,
+            skipped,
+            &mut summary,
+            &mut lap,
+        );
         if let Err(e) = built {
             let _ = std::fs::remove_file(&temp);
             return Err(e);
@@ -177,16 +197,23 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
     Ok(summary)
 }
 
+/// Builds the database in `temp`: from scratch (`fresh`), or by updating the artifact
+/// decompressed there. Nobody reads the file until it is renamed, so no journal is kept.
 fn build_into(
     temp: &Path,
+    fresh: bool,
     opts: &IndexOptions,
     candidates: &[Candidate],
     skipped: Skipped,
     summary: &mut IndexSummary,
     lap: &mut Lap,
 ) -> Result<()> {
-    let _ = std::fs::remove_file(temp);
-    let mut conn = store::create(temp, Mode::Bulk)?;
+    let mut conn = if fresh {
+        let _ = std::fs::remove_file(temp);
+        store::create(temp, Mode::Bulk)?
+    } else {
+        store::open(temp, Mode::Bulk)?
+    };
     update(&mut conn, opts, candidates, skipped, summary, lap)?;
     fill_counts(&conn, summary)?;
     conn.execute_batch("PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = WAL;")?;
