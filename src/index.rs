@@ -190,7 +190,14 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
     }
     lap.record(&mut summary, "7_finish");
     if let Some(level) = opts.artifact_level {
-        summary.artifact = artifact::export(&opts.db, &committed, level)?;
+        // The index itself is in place: a tree that cannot take the artifact (read-only,
+        // or `.codebase-index` taken by a file) only loses the artifact.
+        match artifact::export(&opts.db, &committed, level) {
+            Ok(written) => summary.artifact = written,
+            Err(e) => summary
+                .notes
+                .push(format!("did not write {}: {e:#}", committed.display())),
+        }
         lap.record(&mut summary, "8_artifact");
     }
     summary.elapsed_ms = started.elapsed().as_millis();

@@ -275,3 +275,21 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[test]
+fn a_tree_that_cannot_take_the_artifact_still_gets_its_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    write_tree(&root, TREE);
+    // `.codebase-index` is taken by a file.
+    write(&root, artifact::DIR, b"not a folder");
+    let s = index_with_artifact(&root, &dir.path().join("index.db"), 2);
+    assert!(s.artifact.is_none());
+    assert!(
+        s.notes.iter().any(|n| n.contains("did not write")),
+        "{:?}",
+        s.notes
+    );
+    assert_eq!(s.files, 6);
+    assert!(!dump(&dir.path().join("index.db"), "SELECT source_id FROM edges").is_empty());
+}
