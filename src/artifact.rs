@@ -103,8 +103,8 @@ pub fn export(db: &Path, output: &Path, level: i32) -> Result<Option<Manifest>> 
         let manifest = Manifest {
             schema_version: store::SCHEMA_VERSION,
             indexer_version: env!("CARGO_PKG_VERSION").to_string(),
-            fingerprint: fingerprint.clone(),
-            resolution: resolution.clone(),
+            fingerprint,
+            resolution,
             files,
             nodes,
             edges,
@@ -120,9 +120,10 @@ pub fn export(db: &Path, output: &Path, level: i32) -> Result<Option<Manifest>> 
         json.push('\n');
         rename_into_place(&packed, output)?;
         write_atomically(&manifest_path, json.as_bytes())?;
+        let name = output.file_name().map_or(FILE.into(), |n| n.to_string_lossy());
         write_atomically(
             &dir.join(".gitattributes"),
-            format!("{FILE} binary merge=ours\n").as_bytes(),
+            format!("{name} binary merge=ours\n").as_bytes(),
         )?;
         Ok(manifest)
     })();
