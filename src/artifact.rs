@@ -120,7 +120,9 @@ pub fn export(db: &Path, output: &Path, level: i32) -> Result<Option<Manifest>> 
         json.push('\n');
         rename_into_place(&packed, output)?;
         write_atomically(&manifest_path, json.as_bytes())?;
-        let name = output.file_name().map_or(FILE.into(), |n| n.to_string_lossy());
+        let name = output
+            .file_name()
+            .map_or(FILE.into(), |n| n.to_string_lossy());
         write_atomically(
             &dir.join(".gitattributes"),
             format!("{name} binary merge=ours\n").as_bytes(),
