@@ -307,21 +307,11 @@ fn compress(src: &Path, dest: &Path, level: i32) -> Result<()> {
         std::fs::File::create(dest).with_context(|| format!("cannot write {}", dest.display()))?,
     );
     let chunks: Vec<&[u8]> = data.chunks(FRAME_BYTES).collect();
-    for wave in chunks.chunks(jobs()) {
-        let frames = std::thread::scope(|scope| {
-            let handles: Vec<_> = wave
-                .iter()
-                .map(|chunk| scope.spawn(move || compress_frame(chunk, level)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("compression thread panicked"))
-                .collect::<std::io::Result<Vec<Vec<u8>>>>()
-        })?;
-        for frame in frames {
-            output.write_all(&frame)?;
-        }
-    }
+    in_waves(
+        &chunks,
+        |chunk| compress_frame(chunk, level),
+        |frame| output.write_all(&frame),
+    )?;
     output
         .into_inner()
         .map_err(|e| e.into_error())?
@@ -351,27 +341,36 @@ fn decode_frames(packed: &[u8], output: std::fs::File) -> Result<()> {
         bail!("it is empty");
     }
     let mut output = std::io::BufWriter::new(output);
-    for wave in frames.chunks(jobs()) {
-        let parts = std::thread::scope(|scope| {
-            let handles: Vec<_> = wave
-                .iter()
-                .map(|frame| scope.spawn(move || zstd::stream::decode_all(*frame)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("decompression thread panicked"))
-                .collect::<std::io::Result<Vec<Vec<u8>>>>()
-        })?;
-        for part in parts {
-            output.write_all(&part)?;
-        }
-    }
+    in_waves(
+        &frames,
+        |frame| zstd::stream::decode_all(*frame),
+        |part| output.write_all(&part),
+    )?;
     output.flush()?;
     Ok(())
 }
 
-fn jobs() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get())
+/// Runs `work` on the items, one thread per core at a time, and hands each result to `sink`
+/// in the items' order: at most a core's worth of results is held at once.
+fn in_waves<T: Sync, R: Send>(
+    items: &[T],
+    work: impl Fn(&T) -> std::io::Result<R> + Sync,
+    mut sink: impl FnMut(R) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+    for wave in items.chunks(jobs) {
+        let results = std::thread::scope(|scope| {
+            let handles: Vec<_> = wave.iter().map(|item| scope.spawn(|| work(item))).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("zstd thread panicked"))
+                .collect::<std::io::Result<Vec<R>>>()
+        })?;
+        for r in results {
+            sink(r)?;
+        }
+    }
+    Ok(())
 }
 
 fn temp_beside(path: &Path, ext: &str) -> PathBuf {
