@@ -103,6 +103,7 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
     if let Some(dir) = opts.db.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
+    let _lock = lock(&opts.db)?;
     remove_stale_temporaries(&opts.db);
 
     // A new database is written to a temporary file that becomes the database in one
@@ -568,6 +569,30 @@ fn fill_counts(conn: &Connection, s: &mut IndexSummary) -> Result<()> {
         s.nodes_by_kind.insert(k, n);
     }
     Ok(())
+}
+
+/// Holds `<db>.lock` for the whole run: a second `indexer index` of the same project stops
+/// with a message instead of racing the first. The operating system releases the lock when
+/// the process ends, however it ends.
+fn lock(db: &Path) -> Result<std::fs::File> {
+    let path = with_suffix(db, ".lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("cannot create the lock file {}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
+            "another `indexer index` is updating {} right now: wait for it to finish",
+            db.display()
+        ),
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(e).with_context(|| format!("cannot lock {}", path.display()))
+        }
+    }
 }
 
 fn with_suffix(path: &Path, suffix: &str) -> PathBuf {

@@ -361,3 +361,25 @@ fn deeply_nested_input_neither_crashes_nor_stalls() {
         "definitions after the deep part are still found"
     );
 }
+
+#[test]
+fn a_second_index_run_of_the_same_project_stops_with_a_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    write_tree(&root, &[("a.py", "def f():\n    return 1\n")]);
+    let db = dir.path().join("index.db");
+    index(&root, &db);
+    // Another run holds the project's lock.
+    let held = std::fs::File::open(dir.path().join("index.db.lock")).unwrap();
+    held.lock().unwrap();
+    let err = codebase_indexer::index::run(&options(&root, &db)).unwrap_err();
+    assert!(
+        format!("{err:#}").contains("another `indexer index` is updating"),
+        "{err:#}"
+    );
+    // The database it found is untouched and usable; once released, runs go on.
+    drop(held);
+    let s = index(&root, &db);
+    assert_eq!(s.mode, "incremental");
+    assert_eq!(s.files, 1);
+}
