@@ -465,7 +465,10 @@ fn read_and_extract(c: &Candidate, known: Option<&Known>) -> Outcome {
         flags |= writer::FLAG_TEST;
     }
     let (language, extract) = match lang::for_path(&c.path) {
-        Some(l) => (l.name, extract(l, &c.path, &content)),
+        Some(l) => (
+            l.name,
+            guarded(|| extract(l, &c.path, &content), &c.path, &content),
+        ),
         None => (
             walk::text_language(&c.path),
             crate::extract::file_only(&c.path, &content),
@@ -486,6 +489,16 @@ fn read_and_extract(c: &Candidate, known: Option<&Known>) -> Outcome {
     }))
 }
 
+/// Runs an extractor; should it panic (a defect, whatever the input), the file is kept as a
+/// file node only and flagged abandoned, and the run goes on.
+fn guarded(run: impl FnOnce() -> FileExtract, path: &str, content: &str) -> FileExtract {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_or_else(|_| {
+        let mut x = crate::extract::file_only(path, content);
+        x.timed_out = true;
+        x
+    })
+}
+
 /// Runs `work` over `items` on `jobs` threads and hands results to `sink` in item order, so
 /// the database is written in the same order every time. Workers stay at most a bounded
 /// window ahead of the writer, which bounds memory.
@@ -499,20 +512,35 @@ fn process_in_order<T: Sync, R: Send>(
     let window = jobs * 16;
     let next = AtomicUsize::new(0);
     let written = AtomicUsize::new(0);
+    // The first item whose work panicked: every worker stops, and the run fails instead of
+    // waiting forever for that item's result.
+    let panicked = AtomicUsize::new(usize::MAX);
     let (tx, rx) = mpsc::sync_channel::<(usize, R)>(window);
     std::thread::scope(|scope| {
         for _ in 0..jobs {
             let tx = tx.clone();
-            let (next, written, work) = (&next, &written, &work);
+            let (next, written, panicked, work) = (&next, &written, &panicked, &work);
             scope.spawn(move || loop {
-                while next.load(Ordering::Relaxed) >= written.load(Ordering::Relaxed) + window {
+                while next.load(Ordering::Relaxed) >= written.load(Ordering::Relaxed) + window
+                    && panicked.load(Ordering::Relaxed) == usize::MAX
+                {
                     std::thread::sleep(std::time::Duration::from_micros(200));
                 }
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= items.len() {
+                if i >= items.len() || panicked.load(Ordering::Relaxed) != usize::MAX {
                     break;
                 }
-                if tx.send((i, work(&items[i]))).is_err() {
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&items[i])));
+                let Ok(r) = r else {
+                    let _ = panicked.compare_exchange(
+                        usize::MAX,
+                        i,
+                        Ordering::Relaxed,
+                        Ordering::Relaxed,
+                    );
+                    break;
+                };
+                if tx.send((i, r)).is_err() {
                     break;
                 }
             });
@@ -529,7 +557,14 @@ fn process_in_order<T: Sync, R: Send>(
                     written.store(expected, Ordering::Relaxed);
                 }
             }
-            Ok(())
+            match panicked.load(Ordering::Relaxed) {
+                usize::MAX => Ok(()),
+                i => Err(anyhow::anyhow!(
+                    "internal error: processing item {} of {} panicked",
+                    i + 1,
+                    items.len()
+                )),
+            }
         })();
         if result.is_err() {
             // Let the workers finish quickly: nothing more will be written.
@@ -656,6 +691,44 @@ mod tests {
             read_and_extract(&folder, None),
             Outcome::Skipped(SkipReason::Unreadable)
         ));
+    }
+
+    #[test]
+    fn a_panicking_extractor_keeps_the_file_as_a_file_node() {
+        let x = guarded(
+            || panic!("extractor defect"),
+            "src/a.py",
+            "def f():\n    pass\n",
+        );
+        assert!(x.timed_out);
+        assert_eq!(x.nodes.len(), 1);
+        assert!(x.refs.is_empty());
+    }
+
+    #[test]
+    fn a_panicking_worker_fails_the_run_instead_of_hanging() {
+        let items: Vec<u64> = (0..2_000).collect();
+        let mut delivered = 0;
+        let err = process_in_order(
+            &items,
+            2,
+            |&i| {
+                if i == 37 {
+                    panic!("worker defect");
+                }
+                i
+            },
+            |_, _| {
+                delivered += 1;
+                Ok(())
+            },
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("item 38 of 2000 panicked"),
+            "{err}"
+        );
+        assert!(delivered <= 37);
     }
 
     #[test]

@@ -599,7 +599,7 @@ fn print_summary(s: &IndexSummary, verbose: bool) -> Result<()> {
     for path in &s.abandoned_parse_files {
         writeln!(
             out,
-            "abandoned parsing {path}: it took too long (kept as a file node only)"
+            "abandoned parsing {path}: it took too long or the extractor failed (kept as a file node only)"
         )?;
     }
     if verbose {
