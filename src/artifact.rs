@@ -273,6 +273,8 @@ fn canonical_copy(src: &Path, dest: &Path) -> Result<()> {
              ORDER BY id;
          INSERT INTO file_contents(file_id, content) \
              SELECT file_id, content FROM src.file_contents ORDER BY file_id;
+         INSERT INTO redactions(file_id, line, kind) \
+             SELECT file_id, line, kind FROM src.redactions ORDER BY file_id, line, kind;
          INSERT INTO nodes(id, file_id, kind, name, qualified_name, parent_id, signature, \
                            docstring, start_line, end_line, start_byte, end_byte, name_tokens) \
              SELECT id, file_id, kind, name, qualified_name, parent_id, signature, docstring, \

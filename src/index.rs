@@ -67,9 +67,19 @@ pub struct IndexSummary {
     pub artifact: Option<artifact::Manifest>,
     /// What the run chose not to do, and why (an unusable artifact).
     pub notes: Vec<String>,
+    /// Secrets taken out of the files extracted by this run (never their values).
+    pub redactions: Vec<Redacted>,
     pub elapsed_ms: u128,
     /// Wall time by stage, in milliseconds.
     pub phases_ms: BTreeMap<&'static str, u128>,
+}
+
+/// A secret taken out of a file, by where and what kind.
+#[derive(Debug, Clone, Serialize)]
+pub struct Redacted {
+    pub path: String,
+    pub line: u32,
+    pub kind: &'static str,
 }
 
 /// What reading and extracting one file produced.
@@ -85,6 +95,7 @@ struct Extracted {
     hash: String,
     flags: i64,
     content: String,
+    redactions: Vec<crate::redact::Redaction>,
     extract: FileExtract,
 }
 
@@ -286,6 +297,13 @@ fn update(
                         writer.delete_file(&c.path)?;
                     }
                     summary.count_flags(&c.path, x.flags);
+                    summary
+                        .redactions
+                        .extend(x.redactions.iter().map(|r| Redacted {
+                            path: c.path.clone(),
+                            line: r.line,
+                            kind: r.kind,
+                        }));
                     writer.insert_file(
                         &FileRecord {
                             path: &c.path,
@@ -295,6 +313,7 @@ fn update(
                             hash: &x.hash,
                             flags: x.flags,
                             content: &x.content,
+                            redactions: &x.redactions,
                         },
                         &x.extract,
                     )?;
@@ -410,6 +429,7 @@ impl IndexSummary {
             bootstrapped_from: None,
             artifact: None,
             notes: Vec::new(),
+            redactions: Vec::new(),
             elapsed_ms: 0,
             phases_ms: BTreeMap::new(),
         }
@@ -461,6 +481,12 @@ fn read_and_extract(c: &Candidate, known: Option<&Known>) -> Outcome {
             String::from_utf8_lossy(e.as_bytes()).into_owned()
         }
     };
+    // Secrets are taken out before anything reads the text: nothing downstream sees them.
+    let (clean, redactions) = match crate::redact::redact(&content) {
+        (std::borrow::Cow::Owned(clean), found) => (Some(clean), found),
+        (std::borrow::Cow::Borrowed(_), found) => (None, found),
+    };
+    let content = clean.unwrap_or(content);
     if walk::is_test_path(&c.path) {
         flags |= writer::FLAG_TEST;
     }
@@ -485,6 +511,7 @@ fn read_and_extract(c: &Candidate, known: Option<&Known>) -> Outcome {
         hash,
         flags,
         content,
+        redactions,
         extract,
     }))
 }

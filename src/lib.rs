@@ -12,6 +12,7 @@ pub mod lang;
 pub mod model;
 pub mod project;
 pub mod query;
+pub mod redact;
 pub mod resolve;
 pub mod store;
 pub mod text;

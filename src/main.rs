@@ -343,6 +343,16 @@ fn run(cli: Cli) -> Result<()> {
                     s.syntax_error_files
                 )?;
             }
+            if !s.redactions.is_empty() {
+                writeln!(
+                    out,
+                    "redacted  {} secrets, kept out of the index:",
+                    s.redactions.len()
+                )?;
+                for r in &s.redactions {
+                    writeln!(out, "  {}:{} {}", r.path, r.line, r.kind)?;
+                }
+            }
             Ok(())
         }
         Command::Search {
@@ -602,8 +612,24 @@ fn print_summary(s: &IndexSummary, verbose: bool) -> Result<()> {
             "abandoned parsing {path}: it took too long or the extractor failed (kept as a file node only)"
         )?;
     }
+    if !s.redactions.is_empty() {
+        let mut kinds: std::collections::BTreeMap<&str, usize> = Default::default();
+        for r in &s.redactions {
+            *kinds.entry(r.kind).or_default() += 1;
+        }
+        writeln!(
+            out,
+            "redacted  {} secrets, kept out of the index: {}{}",
+            s.redactions.len(),
+            join_counts(&kinds),
+            if verbose { "" } else { " (-v lists them)" }
+        )?;
+    }
     if verbose {
         writeln!(out, "stages    {} (ms)", join_counts(&s.phases_ms))?;
+        for r in &s.redactions {
+            writeln!(out, "redact {}:{} {}", r.path, r.line, r.kind)?;
+        }
         for (reason, paths) in &s.skipped_paths {
             for p in paths {
                 writeln!(out, "skip {:<15} {p}", reason.as_str())?;

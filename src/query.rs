@@ -235,6 +235,15 @@ pub struct Status {
     pub nodes_by_kind: BTreeMap<String, i64>,
     pub refs_by_kind: BTreeMap<String, i64>,
     pub graph: GraphHealth,
+    /// Secrets taken out of the indexed text: where and what kind, never the value.
+    pub redactions: Vec<RedactedSite>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RedactedSite {
+    pub path: String,
+    pub line: i64,
+    pub kind: String,
 }
 
 /// How complete and how certain the call graph is.
@@ -289,6 +298,19 @@ pub fn status(conn: &Connection, db: &Path) -> Result<Status> {
         nodes_by_kind: grouped("SELECT kind, count(*) FROM nodes GROUP BY kind")?,
         refs_by_kind: grouped("SELECT kind, count(*) FROM refs GROUP BY kind")?,
         graph: graph_health(conn)?,
+        redactions: conn
+            .prepare(
+                "SELECT f.path, r.line, r.kind FROM redactions r JOIN files f ON f.id = r.file_id \
+                 ORDER BY f.path, r.line, r.kind",
+            )?
+            .query_map([], |r| {
+                Ok(RedactedSite {
+                    path: r.get(0)?,
+                    line: r.get(1)?,
+                    kind: r.get(2)?,
+                })
+            })?
+            .collect::<rusqlite::Result<_>>()?,
     })
 }
 

@@ -18,6 +18,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0001_initial.sql"),
     include_str!("../../migrations/0002_call_graph.sql"),
     include_str!("../../migrations/0003_scope_index.sql"),
+    include_str!("../../migrations/0004_redactions.sql"),
 ];
 
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;

@@ -34,6 +34,8 @@ pub struct FileRecord<'a> {
     pub hash: &'a str,
     pub flags: i64,
     pub content: &'a str,
+    /// Secrets taken out of `content`.
+    pub redactions: &'a [crate::redact::Redaction],
 }
 
 pub const FLAG_TEST: i64 = 1;
@@ -108,6 +110,11 @@ impl<'c> Writer<'c> {
             }
         }
         self.insert_content.execute(params![fid, rec.content])?;
+        for r in rec.redactions {
+            self.conn
+                .prepare_cached("INSERT INTO redactions(file_id, line, kind) VALUES (?1, ?2, ?3)")?
+                .execute(params![fid, r.line, r.kind])?;
+        }
 
         let base = fid << ORDINAL_BITS;
         for (i, n) in extract.nodes.iter().enumerate() {
@@ -167,6 +174,9 @@ impl<'c> Writer<'c> {
         self.conn
             .prepare_cached("DELETE FROM nodes WHERE id >= ?1 AND id < ?2")?
             .execute([lo, hi])?;
+        self.conn
+            .prepare_cached("DELETE FROM redactions WHERE file_id = ?1")?
+            .execute([fid])?;
         self.conn
             .prepare_cached("DELETE FROM file_contents WHERE file_id = ?1")?
             .execute([fid])?;

@@ -1,0 +1,283 @@
+//! Secrets never enter the database: every file's text is redacted before it is parsed or
+//! stored. A secret is replaced by a typed placeholder (`<redacted:aws-key>`) followed by the
+//! line breaks it spanned, so every line keeps its number. What was redacted is reported by
+//! path, line and type, never by value.
+
+use regex::{Regex, RegexSet};
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+/// One secret taken out of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Redaction {
+    /// 1-based line where the secret starts.
+    pub line: u32,
+    pub kind: &'static str,
+}
+
+/// A known secret format: its placeholder type, the pattern, and which group is the secret
+/// (0: the whole match).
+struct Rule {
+    kind: &'static str,
+    pattern: &'static str,
+    group: usize,
+    /// Extra test on the secret itself (placeholders and plain words are not secrets).
+    check: fn(&str) -> bool,
+}
+
+const RULES: &[Rule] = &[
+    Rule {
+        kind: "private-key",
+        pattern: r"-----BEGIN[A-Z0-9 ]{0,30}PRIVATE KEY( BLOCK)?-----[\s\S]*?-----END[A-Z0-9 ]{0,30}PRIVATE KEY( BLOCK)?-----",
+        group: 0,
+        check: always,
+    },
+    Rule {
+        kind: "aws-key",
+        pattern: r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
+        group: 0,
+        check: always,
+    },
+    Rule {
+        kind: "aws-secret",
+        pattern: r#"(?i)aws_?secret_?(?:access_?)?key["']?\s*(?:=|:|=>)\s*["']?([A-Za-z0-9/+=]{40})\b"#,
+        group: 1,
+        check: always,
+    },
+    Rule {
+        kind: "github-token",
+        pattern: r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b",
+        group: 0,
+        check: always,
+    },
+    Rule {
+        kind: "gitlab-token",
+        pattern: r"\bglpat-[A-Za-z0-9_\-]{20,}",
+        group: 0,
+        check: always,
+    },
+    Rule {
+        kind: "slack-token",
+        pattern: r"\bxox[abposr]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/[A-Za-z0-9/]{20,}",
+        group: 0,
+        check: always,
+    },
+    Rule {
+        kind: "stripe-key",
+        pattern: r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b",
+        group: 0,
+        check: always,
+    },
+    Rule {
+        kind: "google-api-key",
+        pattern: r"\bAIza[0-9A-Za-z_\-]{35}",
+        group: 0,
+        check: always,
+    },
+    Rule {
+        kind: "anthropic-key",
+        pattern: r"\bsk-ant-[A-Za-z0-9_\-]{20,}",
+        group: 0,
+        check: always,
+    },
+    Rule {
+        kind: "openai-key",
+        pattern: r"\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_\-]{32,}",
+        group: 0,
+        check: mixed,
+    },
+    Rule {
+        kind: "jwt",
+        pattern: r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",
+        group: 0,
+        check: always,
+    },
+    Rule {
+        kind: "url-password",
+        pattern: r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s/:@'\x22]{1,64}:([^\s/@'\x22]{3,128})@",
+        group: 1,
+        check: not_placeholder,
+    },
+    Rule {
+        kind: "password",
+        pattern: r#"(?i)\b[\w.\-]*(?:password|passwd|pwd|secret|token|api_?key|apikey|access_?key|auth_?key|client_?secret)\w*["']?\s*(?:=|:|=>)\s*["']([^"'\s]{8,})["']"#,
+        group: 1,
+        check: credential,
+    },
+    Rule {
+        kind: "high-entropy",
+        pattern: r#"\w["']?\s*(?:=|:|=>)\s*["']([A-Za-z0-9+/_\-]{32,}={0,2})["']"#,
+        group: 1,
+        check: random,
+    },
+];
+
+struct Compiled {
+    set: RegexSet,
+    rules: Vec<Regex>,
+}
+
+fn compiled() -> &'static Compiled {
+    static C: OnceLock<Compiled> = OnceLock::new();
+    C.get_or_init(|| Compiled {
+        set: RegexSet::new(RULES.iter().map(|r| r.pattern)).expect("redaction patterns"),
+        rules: RULES
+            .iter()
+            .map(|r| Regex::new(r.pattern).expect("redaction pattern"))
+            .collect(),
+    })
+}
+
+/// `text` with every secret replaced, and what was replaced. Text without secrets is
+/// returned as is, without a copy.
+pub fn redact(text: &str) -> (Cow<'_, str>, Vec<Redaction>) {
+    let c = compiled();
+    let matched = c.set.matches(text);
+    if !matched.matched_any() {
+        return (Cow::Borrowed(text), Vec::new());
+    }
+    // Spans to replace, by rule order: an earlier rule's span wins an overlap.
+    let mut spans: Vec<(usize, usize, &'static str)> = Vec::new();
+    for i in matched.iter() {
+        let rule = &RULES[i];
+        for caps in c.rules[i].captures_iter(text) {
+            let Some(m) = caps.get(rule.group) else {
+                continue;
+            };
+            let overlaps = spans.iter().any(|&(s, e, _)| m.start() < e && s < m.end());
+            if !overlaps && (rule.check)(m.as_str()) {
+                spans.push((m.start(), m.end(), rule.kind));
+            }
+        }
+    }
+    if spans.is_empty() {
+        return (Cow::Borrowed(text), Vec::new());
+    }
+    spans.sort_unstable();
+    let mut out = String::with_capacity(text.len());
+    let mut found = Vec::with_capacity(spans.len());
+    let mut at = 0;
+    let mut line = 1u32;
+    for (start, end, kind) in spans {
+        line += count_lines(&text[at..start]);
+        out.push_str(&text[at..start]);
+        out.push_str("<redacted:");
+        out.push_str(kind);
+        out.push('>');
+        let breaks = count_lines(&text[start..end]);
+        out.extend(std::iter::repeat_n('\n', breaks as usize));
+        found.push(Redaction { line, kind });
+        line += breaks;
+        at = end;
+    }
+    out.push_str(&text[at..]);
+    (Cow::Owned(out), found)
+}
+
+fn count_lines(s: &str) -> u32 {
+    s.bytes().filter(|&b| b == b'\n').count() as u32
+}
+
+fn always(_: &str) -> bool {
+    true
+}
+
+/// Letters and digits, not a word or an identifier with dashes (`sk-some-long-option-name`).
+fn mixed(s: &str) -> bool {
+    s.bytes().any(|b| b.is_ascii_digit()) && entropy(s) >= 3.5
+}
+
+/// Templates and examples are not credentials: `${DB_PASSWORD}`, `<password>`, `%(pass)s`,
+/// `***`, `password`.
+fn not_placeholder(s: &str) -> bool {
+    let lower = s.to_ascii_lowercase();
+    !(s.contains(['$', '{', '}', '<', '>', '%', '*'])
+        || s.bytes().all(|b| b == s.as_bytes()[0])
+        || matches!(
+            lower.as_str(),
+            "password" | "passwd" | "pass" | "secret" | "pwd" | "changeme" | "example" | "xxx"
+        ))
+}
+
+/// A value assigned to a password-like name: not a placeholder, and not a plain word or
+/// identifier (`top_secret`, `password_reset_token`), which names something rather than
+/// being the secret.
+fn credential(s: &str) -> bool {
+    not_placeholder(s)
+        && !s
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b == b'_' || b == b'-' || b == b'.')
+        && !s.contains("://")
+        && entropy(s) >= 3.0
+}
+
+/// A long string that looks random: digits and both cases mixed (hex digests and words
+/// have one case), and varied (a random 32-character base64 string averages 4.6 bits per
+/// character, rarely below 4).
+fn random(s: &str) -> bool {
+    let digits = s.bytes().any(|b| b.is_ascii_digit());
+    let upper = s.bytes().any(|b| b.is_ascii_uppercase());
+    let lower = s.bytes().any(|b| b.is_ascii_lowercase());
+    digits && upper && lower && entropy(s) >= 4.0
+}
+
+/// Shannon entropy in bits per character.
+fn entropy(s: &str) -> f64 {
+    let mut counts = [0u32; 256];
+    for b in s.bytes() {
+        counts[b as usize] += 1;
+    }
+    let n = s.len() as f64;
+    counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = c as f64 / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_without_secrets_is_not_copied() {
+        let text = "def f(password):\n    return check(password)\n";
+        let (out, found) = redact(text);
+        assert!(matches!(out, Cow::Borrowed(_)));
+        assert!(found.is_empty());
+    }
+
+    #[test]
+    fn a_multi_line_secret_keeps_the_line_count() {
+        let text = "a = 1\nKEY = \"\"\"-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nIBAAK\n-----END RSA PRIVATE KEY-----\"\"\"\ndef g():\n    pass\n";
+        let (out, found) = redact(text);
+        assert_eq!(out.lines().count(), text.lines().count());
+        assert_eq!(
+            found,
+            [Redaction {
+                line: 2,
+                kind: "private-key"
+            }]
+        );
+        assert!(!out.contains("MIIEow"));
+        assert!(out.contains("KEY = \"\"\"<redacted:private-key>\n\n\n\"\"\"\ndef g():"));
+    }
+
+    #[test]
+    fn plain_words_and_placeholders_are_not_credentials() {
+        for text in [
+            "password = 'top_secret'\n",
+            "PASSWORD = \"${DB_PASSWORD}\"\n",
+            "url = 'postgres://user:<password>@localhost/db'\n",
+            "url = 'postgres://user:password@localhost/db'\n",
+            "token = 'password_reset_token'\n",
+            "digest = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'\n",
+        ] {
+            let (_, found) = redact(text);
+            assert!(found.is_empty(), "{text}: {found:?}");
+        }
+    }
+}
