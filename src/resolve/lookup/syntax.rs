@@ -243,7 +243,16 @@ pub(super) fn split_reference(text: &str) -> (Head, Vec<&str>) {
     if start < t.len() {
         segments.push(&t[start..]);
     }
-    segments.retain(|s| !s.is_empty() && !s.contains(char::is_whitespace));
+    let keep = |s: &&str| !s.is_empty() && !s.contains(char::is_whitespace);
+    if let Head::Call(k) = head {
+        // Text that is no name among the called ones (Ruby's `puts x(1).y`): the callee
+        // is not known.
+        if !segments[..k].iter().all(keep) {
+            head = Head::Expression;
+            segments.drain(..k);
+        }
+    }
+    segments.retain(keep);
     if head == Head::Name {
         // Ruby's `@x` is the field `x` of `self`.
         if let Some(field) = segments.first().and_then(|s| s.strip_prefix('@')) {
@@ -269,6 +278,11 @@ mod tests {
         assert_eq!(
             split_reference("foo(x).bar"),
             (Head::Call(1), vec!["foo", "bar"])
+        );
+        // Text around the call (Ruby's `puts x(1).y`) is not a name: the count follows.
+        assert_eq!(
+            split_reference("puts x(1).y"),
+            (Head::Expression, vec!["y"])
         );
         assert_eq!(
             split_reference("a.b(x).c(y).d"),
