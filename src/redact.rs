@@ -96,17 +96,17 @@ const RULES: &[Rule] = &[
         kind: "url-password",
         pattern: r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s/:@'\x22]{1,64}:([^\s/@'\x22]{3,128})@",
         group: 1,
-        check: not_placeholder,
+        check: url_password,
     },
     Rule {
         kind: "password",
-        pattern: r#"(?i)\b[\w.\-]*(?:password|passwd|pwd|secret|token|api_?key|apikey|access_?key|auth_?key|client_?secret)\w*["']?\s*(?:=|:|=>)\s*["']([^"'\s]{8,})["']"#,
+        pattern: r#"(?i)\b[\w.\-]*(?:password|passwd|pwd|secret|token|api_?key|apikey|access_?key|auth_?key|client_?secret)\w*["']?[ \t]*(?:=|:|=>)[ \t]*["']([^"'\s]{8,})["']"#,
         group: 1,
         check: credential,
     },
     Rule {
         kind: "high-entropy",
-        pattern: r#"\w["']?\s*(?:=|:|=>)\s*["']([A-Za-z0-9+/_\-]{32,}={0,2})["']"#,
+        pattern: r#"\w["']?[ \t]*(?:=|:|=>)[ \t]*["']([A-Za-z0-9+/_\-]{32,}={0,2})["']"#,
         group: 1,
         check: random,
     },
@@ -199,26 +199,62 @@ fn not_placeholder(s: &str) -> bool {
         ))
 }
 
-/// A value assigned to a password-like name: not a placeholder, and not a plain word or
-/// identifier (`top_secret`, `password_reset_token`), which names something rather than
-/// being the secret.
+/// A value assigned to a password-like name: not a placeholder, and not a name of something
+/// (`top_secret`, `passwordFile`, `INVALID_NMTOKEN`, `X-Csrf-Token`, a dotted class or a
+/// template path): a secret has a digit or a symbol.
 fn credential(s: &str) -> bool {
-    not_placeholder(s)
-        && !s
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b == b'_' || b == b'-' || b == b'.')
-        && !s.contains("://")
-        && entropy(s) >= 3.0
+    let named = s
+        .bytes()
+        .all(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'-' | b'.' | b'/'));
+    let dotted = s.matches(['.', '/']).count() >= 2;
+    not_placeholder(s) && !named && !dotted && !s.contains("://") && entropy(s) >= 3.0
+}
+
+/// The password of a URL: examples (`user:pass@`, `foo:bar@`) are short plain words.
+fn url_password(s: &str) -> bool {
+    let word = s.bytes().all(|b| b.is_ascii_lowercase());
+    not_placeholder(s) && !(word && s.len() <= 8)
 }
 
 /// A long string that looks random: digits and both cases mixed (hex digests and words
 /// have one case), and varied (a random 32-character base64 string averages 4.6 bits per
 /// character, rarely below 4).
+/// Not random: an alphabet (`ABC...xyz0123...`), a name with word separators
+/// (`id_form-0-DELETE`), or camel-case words (`ClientAuthRequestedAndEd25519Given`), whose
+/// lowercase runs are long where a random string's average under two characters.
 fn random(s: &str) -> bool {
     let digits = s.bytes().any(|b| b.is_ascii_digit());
     let upper = s.bytes().any(|b| b.is_ascii_uppercase());
     let lower = s.bytes().any(|b| b.is_ascii_lowercase());
-    digits && upper && lower && entropy(s) >= 4.0
+    let alphabet = ["abcdefgh", "ABCDEFGH", "01234567"]
+        .iter()
+        .any(|run| s.contains(run));
+    let separators = s.bytes().filter(|&b| b == b'-' || b == b'_').count();
+    digits
+        && upper
+        && lower
+        && !alphabet
+        && separators < 3
+        && mean_lowercase_run(s) < 3.0
+        && entropy(s) >= 4.0
+}
+
+fn mean_lowercase_run(s: &str) -> f64 {
+    let (mut runs, mut letters, mut inside) = (0u32, 0u32, false);
+    for b in s.bytes() {
+        if b.is_ascii_lowercase() {
+            letters += 1;
+            if !inside {
+                runs += 1;
+            }
+        }
+        inside = b.is_ascii_lowercase();
+    }
+    if runs == 0 {
+        0.0
+    } else {
+        f64::from(letters) / f64::from(runs)
+    }
 }
 
 /// Shannon entropy in bits per character.
@@ -274,6 +310,13 @@ mod tests {
             "url = 'postgres://user:<password>@localhost/db'\n",
             "url = 'postgres://user:password@localhost/db'\n",
             "token = 'password_reset_token'\n",
+            "PASSWORD_FILE = \"passwordFile\"\n",
+            "INVALID_NMTOKEN = \"INVALID_NMTOKEN\"\n",
+            "template = \"custom_admin/password_change_form.html\"\n",
+            "CHARS = \"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789\"\n",
+            "name: \"ClientAuthRequestedAndEd25519Given\",\n",
+            "id=\"id_generic_relations-taggeditem-content_type-object_id-0-DELETE\"\n",
+            "url = \"postgres://myuser:mypass@localhost/somedatabase\"\n",
             "digest = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'\n",
         ] {
             let (_, found) = redact(text);
