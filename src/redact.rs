@@ -3,7 +3,8 @@
 //! line breaks it spanned, so every line keeps its number. What was redacted is reported by
 //! path, line and type, never by value.
 
-use regex::{Regex, RegexSet};
+use aho_corasick::AhoCorasick;
+use regex::bytes::Regex;
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
@@ -21,6 +22,12 @@ struct Rule {
     kind: &'static str,
     pattern: &'static str,
     group: usize,
+    /// Words one of which every match contains (ASCII case ignored): a file without any is
+    /// not searched with the rule. Empty: always searched.
+    triggers: &'static [&'static str],
+    /// Shortest secret (the group's text) the rule takes: lengths are checked here rather
+    /// than counted in the pattern, which keeps the automaton small.
+    min_len: usize,
     /// Extra test on the secret itself (placeholders and plain words are not secrets).
     check: fn(&str) -> bool,
 }
@@ -28,103 +35,161 @@ struct Rule {
 const RULES: &[Rule] = &[
     Rule {
         kind: "private-key",
-        pattern: r"-----BEGIN[A-Z0-9 ]{0,30}PRIVATE KEY( BLOCK)?-----[\s\S]*?-----END[A-Z0-9 ]{0,30}PRIVATE KEY( BLOCK)?-----",
+        pattern: r"(?-u)-----BEGIN[A-Z0-9 ]{0,30}PRIVATE KEY( BLOCK)?-----[\s\S]*?-----END[A-Z0-9 ]{0,30}PRIVATE KEY( BLOCK)?-----",
         group: 0,
+        triggers: &["PRIVATE KEY"],
+        min_len: 0,
         check: always,
     },
     Rule {
         kind: "aws-key",
-        pattern: r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
+        pattern: r"(?-u)\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
         group: 0,
+        triggers: &["AKIA", "ASIA", "ABIA", "ACCA"],
+        min_len: 0,
         check: always,
     },
     Rule {
         kind: "aws-secret",
-        pattern: r#"(?i)aws_?secret_?(?:access_?)?key["']?\s*(?:=|:|=>)\s*["']?([A-Za-z0-9/+=]{40})\b"#,
+        pattern: r#"(?-u)(?i)aws_?secret_?(?:access_?)?key["']?\s*(?:=|:|=>)\s*["']?([A-Za-z0-9/+=]{40})\b"#,
         group: 1,
+        triggers: &["secret"],
+        min_len: 0,
         check: always,
     },
     Rule {
         kind: "github-token",
-        pattern: r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b",
+        pattern: r"(?-u)\b(?:gh[pousr]_[A-Za-z0-9]+|github_pat_[A-Za-z0-9_]+)\b",
         group: 0,
+        triggers: &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+        min_len: 33,
         check: always,
     },
     Rule {
         kind: "gitlab-token",
-        pattern: r"\bglpat-[A-Za-z0-9_\-]{20,}",
+        pattern: r"(?-u)\bglpat-[A-Za-z0-9_\-]+",
         group: 0,
+        triggers: &["glpat-"],
+        min_len: 26,
         check: always,
     },
     Rule {
         kind: "slack-token",
-        pattern: r"\bxox[abposr]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/[A-Za-z0-9/]{20,}",
+        pattern: r"(?-u)\bxox[abposr]-[A-Za-z0-9-]+|https://hooks\.slack\.com/services/[A-Za-z0-9/]+",
         group: 0,
+        triggers: &["xox", "hooks.slack.com"],
+        min_len: 15,
         check: always,
     },
     Rule {
         kind: "stripe-key",
-        pattern: r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b",
+        pattern: r"(?-u)\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]+\b",
         group: 0,
+        triggers: &["_live_", "_test_"],
+        min_len: 24,
         check: always,
     },
     Rule {
         kind: "google-api-key",
-        pattern: r"\bAIza[0-9A-Za-z_\-]{35}",
+        pattern: r"(?-u)\bAIza[0-9A-Za-z_\-]{35}",
         group: 0,
+        triggers: &["AIza"],
+        min_len: 0,
         check: always,
     },
     Rule {
         kind: "anthropic-key",
-        pattern: r"\bsk-ant-[A-Za-z0-9_\-]{20,}",
+        pattern: r"(?-u)\bsk-ant-[A-Za-z0-9_\-]+",
         group: 0,
+        triggers: &["sk-ant-"],
+        min_len: 27,
         check: always,
     },
     Rule {
         kind: "openai-key",
-        pattern: r"\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_\-]{32,}",
+        pattern: r"(?-u)\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_\-]+",
         group: 0,
+        triggers: &["sk-"],
+        min_len: 35,
         check: mixed,
     },
     Rule {
         kind: "jwt",
-        pattern: r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",
+        pattern: r"(?-u)\beyJ[A-Za-z0-9_\-]+\.eyJ[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+",
         group: 0,
+        triggers: &["eyJ"],
+        min_len: 40,
         check: always,
     },
     Rule {
         kind: "url-password",
-        pattern: r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s/:@'\x22]{1,64}:([^\s/@'\x22]{3,128})@",
+        pattern: r"(?-u)\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s/:@'\x22]+:([^\s/@'\x22]+)@",
         group: 1,
+        triggers: &["://"],
+        min_len: 3,
         check: url_password,
     },
     Rule {
         kind: "password",
-        pattern: r#"(?i)\b[\w.\-]*(?:password|passwd|pwd|secret|token|api_?key|apikey|access_?key|auth_?key|client_?secret)\w*["']?[ \t]*(?:=|:|=>)[ \t]*["']([^"'\s]{8,})["']"#,
+        pattern: r#"(?-u)(?i)\b[\w.\-]*(?:password|passwd|pwd|secret|token|api_?key|apikey|access_?key|auth_?key|client_?secret)\w*["']?[ \t]*(?:=|:|=>)[ \t]*["']([^"'\s]+)["']"#,
         group: 1,
+        triggers: &[
+            "password",
+            "passwd",
+            "pwd",
+            "secret",
+            "token",
+            "api_key",
+            "apikey",
+            "apikey",
+            "access_key",
+            "accesskey",
+            "auth_key",
+            "authkey",
+            "client_secret",
+            "clientsecret",
+        ],
+        min_len: 8,
         check: credential,
     },
     Rule {
         kind: "high-entropy",
-        pattern: r#"\w["']?[ \t]*(?:=|:|=>)[ \t]*["']([A-Za-z0-9+/_\-]{32,}={0,2})["']"#,
+        pattern: r#"(?-u)\w["']?[ \t]*(?:=|:|=>)[ \t]*["']([A-Za-z0-9+/_\-]+={0,2})["']"#,
         group: 1,
+        triggers: &[],
+        min_len: 32,
         check: random,
     },
 ];
 
 struct Compiled {
-    set: RegexSet,
+    /// Every rule's triggers; a match's pattern id is its rule's index in `trigger_rule`.
+    triggers: AhoCorasick,
+    trigger_rule: Vec<usize>,
     rules: Vec<Regex>,
 }
 
+/// Patterns run on bytes with ASCII classes (`(?-u)`): Unicode word boundaries would send
+/// every file with a non-ASCII byte to regex's slowest engine.
 fn compiled() -> &'static Compiled {
     static C: OnceLock<Compiled> = OnceLock::new();
-    C.get_or_init(|| Compiled {
-        set: RegexSet::new(RULES.iter().map(|r| r.pattern)).expect("redaction patterns"),
-        rules: RULES
+    C.get_or_init(|| {
+        let (words, trigger_rule): (Vec<&str>, Vec<usize>) = RULES
             .iter()
-            .map(|r| Regex::new(r.pattern).expect("redaction pattern"))
-            .collect(),
+            .enumerate()
+            .flat_map(|(i, r)| r.triggers.iter().map(move |&w| (w, i)))
+            .unzip();
+        Compiled {
+            triggers: AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build(words)
+                .expect("redaction triggers"),
+            trigger_rule,
+            rules: RULES
+                .iter()
+                .map(|r| Regex::new(r.pattern).expect("redaction pattern"))
+                .collect(),
+        }
     })
 }
 
@@ -132,20 +197,25 @@ fn compiled() -> &'static Compiled {
 /// returned as is, without a copy.
 pub fn redact(text: &str) -> (Cow<'_, str>, Vec<Redaction>) {
     let c = compiled();
-    let matched = c.set.matches(text);
-    if !matched.matched_any() {
-        return (Cow::Borrowed(text), Vec::new());
+    // The rules to run: those without triggers, and those whose trigger occurs.
+    let mut run: Vec<bool> = RULES.iter().map(|r| r.triggers.is_empty()).collect();
+    for m in c.triggers.find_overlapping_iter(text.as_bytes()) {
+        run[c.trigger_rule[m.pattern().as_usize()]] = true;
     }
     // Spans to replace, by rule order: an earlier rule's span wins an overlap.
     let mut spans: Vec<(usize, usize, &'static str)> = Vec::new();
-    for i in matched.iter() {
+    for i in (0..RULES.len()).filter(|&i| run[i]) {
         let rule = &RULES[i];
-        for caps in c.rules[i].captures_iter(text) {
+        for caps in c.rules[i].captures_iter(text.as_bytes()) {
             let Some(m) = caps.get(rule.group) else {
                 continue;
             };
+            // Patterns start and end on ASCII, so spans fall on character boundaries.
+            let Some(secret) = text.get(m.start()..m.end()) else {
+                continue;
+            };
             let overlaps = spans.iter().any(|&(s, e, _)| m.start() < e && s < m.end());
-            if !overlaps && (rule.check)(m.as_str()) {
+            if !overlaps && secret.len() >= rule.min_len && (rule.check)(secret) {
                 spans.push((m.start(), m.end(), rule.kind));
             }
         }
