@@ -148,7 +148,7 @@ pub fn resolve(
             .map(|&f| Ok((f, load_refs(conn, g.file(f).id)?)))
             .collect::<Result<_>>()?;
         let results = parallel_map(&loaded, opts.jobs, |(f, refs)| {
-            resolve_file(&g, *f, refs, opts)
+            resolve_guarded(&g, *f, refs, opts)
         });
         for r in results {
             for e in &r.edges {
@@ -346,6 +346,36 @@ fn load_refs(conn: &Connection, file_id: i64) -> Result<Vec<RefRow>> {
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// `resolve_file`, except that a defect (a panic) does not stop the run: the file's
+/// reference sites are all kept as unresolved with the reason `error`, so the gap shows.
+fn resolve_guarded(g: &Graph, file: Idx, refs: &[RefRow], opts: &ResolveOptions) -> Resolved {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        resolve_file(g, file, refs, opts)
+    }))
+    .unwrap_or_else(|_| Resolved {
+        edges: Vec::new(),
+        misses: refs
+            .iter()
+            .filter_map(|r| {
+                let kind = match r.kind {
+                    RefKind::Call => "calls",
+                    RefKind::Decorator => "decorates",
+                    RefKind::Reference => "references",
+                    _ => return None,
+                };
+                Some(MissRow {
+                    source: r.node,
+                    kind,
+                    name: r.name.clone(),
+                    reason: "error",
+                    candidates: 0,
+                    line: r.line,
+                })
+            })
+            .collect(),
+    })
 }
 
 /// Everything one file's references resolve to, in the file's order.
