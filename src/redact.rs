@@ -141,7 +141,6 @@ const RULES: &[Rule] = &[
             "token",
             "api_key",
             "apikey",
-            "apikey",
             "access_key",
             "accesskey",
             "auth_key",
