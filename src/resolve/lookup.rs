@@ -130,6 +130,22 @@ pub enum Outcome {
     Unresolved { miss: Miss, candidates: usize },
 }
 
+impl Outcome {
+    /// Every one of `nodes`, found the same way.
+    pub fn all(nodes: Vec<Idx>, confidence: f32, strategy: &'static str) -> Outcome {
+        Outcome::Resolved(
+            nodes
+                .into_iter()
+                .map(|node| Target {
+                    node,
+                    confidence,
+                    strategy,
+                })
+                .collect(),
+        )
+    }
+}
+
 /// A parameter or local variable, with its type as written.
 pub struct Local {
     pub name: Box<str>,
@@ -351,15 +367,7 @@ impl<'g> Resolver<'g> {
                         candidates: defs.len(),
                     };
                 }
-                Outcome::Resolved(
-                    defs.into_iter()
-                        .map(|node| Target {
-                            node,
-                            confidence: step.confidence,
-                            strategy: step.strategy,
-                        })
-                        .collect(),
-                )
+                Outcome::all(defs, step.confidence, step.strategy)
             }
             Value::External => self.unresolved(Miss::External, last),
             Value::Local | Value::Instance(_) => Outcome::Unresolved {
@@ -494,16 +502,7 @@ impl<'g> Resolver<'g> {
         } else {
             (UNIQUE_NAME / n as f32, "ambiguous")
         };
-        Outcome::Resolved(
-            found
-                .into_iter()
-                .map(|node| Target {
-                    node,
-                    confidence,
-                    strategy,
-                })
-                .collect(),
-        )
+        Outcome::all(found, confidence, strategy)
     }
 
     fn profile_of(&self, scope: Idx) -> &'static Profile {
@@ -1244,16 +1243,7 @@ impl<'g> Resolver<'g> {
                     candidates: 0,
                 };
             }
-            Outcome::Resolved(
-                nodes
-                    .into_iter()
-                    .map(|node| Target {
-                        node,
-                        confidence: IMPORT,
-                        strategy,
-                    })
-                    .collect(),
-            )
+            Outcome::all(nodes, IMPORT, strategy)
         };
         if g.file(file).profile.imports == ImportStyle::Include && !imp.name.is_empty() {
             // C++ `using ns::name;` (`using namespace ns;` names no definition).

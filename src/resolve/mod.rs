@@ -359,15 +359,9 @@ fn resolve_guarded(g: &Graph, file: Idx, refs: &[RefRow], opts: &ResolveOptions)
         misses: refs
             .iter()
             .filter_map(|r| {
-                let kind = match r.kind {
-                    RefKind::Call => "calls",
-                    RefKind::Decorator => "decorates",
-                    RefKind::Reference => "references",
-                    _ => return None,
-                };
                 Some(MissRow {
+                    kind: edge_kind(r.kind)?,
                     source: r.node,
-                    kind,
                     name: r.name.clone(),
                     reason: "error",
                     candidates: 0,
@@ -376,6 +370,16 @@ fn resolve_guarded(g: &Graph, file: Idx, refs: &[RefRow], opts: &ResolveOptions)
             })
             .collect(),
     })
+}
+
+/// The edge a reference site becomes; variables and fields become none.
+fn edge_kind(kind: RefKind) -> Option<&'static str> {
+    match kind {
+        RefKind::Call => Some("calls"),
+        RefKind::Decorator => Some("decorates"),
+        RefKind::Reference => Some("references"),
+        _ => None,
+    }
 }
 
 /// Everything one file's references resolve to, in the file's order.
@@ -425,11 +429,8 @@ fn resolve_file(g: &Graph, file: Idx, refs: &[RefRow], opts: &ResolveOptions) ->
         let Some(node) = g.node_by_id(r.node) else {
             continue;
         };
-        let kind = match r.kind {
-            RefKind::Call => "calls",
-            RefKind::Decorator => "decorates",
-            RefKind::Reference => "references",
-            _ => continue,
+        let Some(kind) = edge_kind(r.kind) else {
+            continue;
         };
         if r.kind == RefKind::Reference && f.profile.is_self(&r.name) {
             // `self` passed along is the object, not a reference to its class.

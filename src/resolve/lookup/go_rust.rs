@@ -511,16 +511,7 @@ impl Resolver<'_> {
             (true, 1) => (defs, INFERRED, "macro"),
             (true, _) => return self.spread(defs, name, false),
         };
-        Outcome::Resolved(
-            found
-                .into_iter()
-                .map(|node| Target {
-                    node,
-                    confidence,
-                    strategy,
-                })
-                .collect(),
-        )
+        Outcome::all(found, confidence, strategy)
     }
 }
 
