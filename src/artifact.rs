@@ -403,12 +403,10 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     rename_into_place(&temp, path)
 }
 
-/// Starts database `db` (which does not exist yet) from the artifact of the tree at `root`.
+/// Starts database `db` (which does not exist yet, in a folder that does) from the artifact
+/// of the tree at `root`.
 /// An artifact that cannot be used is refused with the reason, leaving nothing behind.
 pub fn bootstrap(artifact: &Path, root: &Path, db: &Path) -> Result<()> {
-    if let Some(dir) = db.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
     let temp = temp_beside(db, "artifact");
     let result = (|| {
         decompress(artifact, &temp)?;

@@ -10,7 +10,7 @@ use crate::model::FileExtract;
 use crate::resolve::{self, ResolveOptions, ResolveStats};
 use crate::store::{self, writer, FileRecord, Mode, Writer};
 use crate::walk::{self, Candidate, ContentClass, SkipReason, Skipped, WalkOptions};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use rusqlite::Connection;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -111,10 +111,7 @@ struct Known {
 
 pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
     let started = Instant::now();
-    if let Some(dir) = opts.db.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    let _lock = lock(&opts.db)?;
+    let _lock = store::lock_for_writing(&opts.db)?;
     remove_stale_temporaries(&opts.db);
 
     // A new database is written to a temporary file that becomes the database in one
@@ -190,15 +187,7 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
             let _ = std::fs::remove_file(&temp);
             return Err(e);
         }
-        for suffix in ["-wal", "-shm"] {
-            let _ = std::fs::remove_file(with_suffix(&opts.db, suffix));
-        }
-        std::fs::rename(&temp, &opts.db).with_context(|| {
-            format!(
-                "cannot move the new index into place at {}",
-                opts.db.display()
-            )
-        })?;
+        store::install(&temp, &opts.db)?;
     }
     lap.record(&mut summary, "7_finish");
     if let Some(level) = opts.artifact_level {
@@ -633,38 +622,8 @@ fn fill_counts(conn: &Connection, s: &mut IndexSummary) -> Result<()> {
     Ok(())
 }
 
-/// Holds `<db>.lock` for the whole run: a second `indexer index` of the same project stops
-/// with a message instead of racing the first. The operating system releases the lock when
-/// the process ends, however it ends.
-fn lock(db: &Path) -> Result<std::fs::File> {
-    let path = with_suffix(db, ".lock");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(&path)
-        .with_context(|| format!("cannot create the lock file {}", path.display()))?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
-            "another `indexer index` is updating {} right now: wait for it to finish",
-            db.display()
-        ),
-        Err(std::fs::TryLockError::Error(e)) => {
-            Err(e).with_context(|| format!("cannot lock {}", path.display()))
-        }
-    }
-}
-
-fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    let mut s = path.as_os_str().to_owned();
-    s.push(suffix);
-    PathBuf::from(s)
-}
-
 fn temp_path(db: &Path) -> PathBuf {
-    with_suffix(db, &format!(".tmp-{}", std::process::id()))
+    store::with_suffix(db, &format!(".tmp-{}", std::process::id()))
 }
 
 /// Removes half-built databases left by killed runs (their process is gone).

@@ -186,14 +186,8 @@ fn run(cli: Cli) -> Result<()> {
             let root = path
                 .canonicalize()
                 .with_context(|| format!("cannot index {}: no such directory", path.display()))?;
-            let db = match &target.db {
-                Some(db) => db.clone(),
-                None => project::db_for_root(&root, target.project.as_deref())?,
-            };
-            let name = target.project.clone().unwrap_or_else(|| {
-                root.file_name()
-                    .map_or("root".into(), |n| n.to_string_lossy().into_owned())
-            });
+            let db = db_for(&target, &root)?;
+            let name = project_name(&target, &root);
             let jobs =
                 jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
             let bar = progress_bar();
@@ -274,23 +268,16 @@ fn run(cli: Cli) -> Result<()> {
             let root = path
                 .canonicalize()
                 .with_context(|| format!("no such directory: {}", path.display()))?;
-            let db = match &target.db {
-                Some(db) => db.clone(),
-                None => project::db_for_root(&root, target.project.as_deref())?,
-            };
-            let staged = PathBuf::from(format!("{}.import", db.display()));
+            let db = db_for(&target, &root)?;
+            let _lock = store::lock_for_writing(&db)?;
+            let staged = store::with_suffix(&db, ".import");
             artifact::bootstrap(&file, &root, &staged)?;
             let conn = store::open(&staged, Mode::ReadWrite)?;
-            let name = target.project.clone().unwrap_or_else(|| {
-                root.file_name()
-                    .map_or("root".into(), |n| n.to_string_lossy().into_owned())
-            });
             store::set_meta(&conn, "root", &root.to_string_lossy())?;
-            store::set_meta(&conn, "project", &name)?;
+            store::set_meta(&conn, "project", &project_name(&target, &root))?;
             conn.execute_batch("PRAGMA journal_mode = DELETE")?;
             drop(conn);
-            std::fs::rename(&staged, &db)
-                .with_context(|| format!("cannot move the index into place at {}", db.display()))?;
+            store::install(&staged, &db)?;
             writeln!(
                 out,
                 "imported {} as the index of {} -> {}",
@@ -433,6 +420,22 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// The database for indexing `root`: `--db`, or the project's in the cache.
+fn db_for(target: &Target, root: &std::path::Path) -> Result<PathBuf> {
+    match &target.db {
+        Some(db) => Ok(db.clone()),
+        None => project::db_for_root(root, target.project.as_deref()),
+    }
+}
+
+/// `--project`, or the indexed folder's name.
+fn project_name(target: &Target, root: &std::path::Path) -> String {
+    target.project.clone().unwrap_or_else(|| {
+        root.file_name()
+            .map_or("root".into(), |n| n.to_string_lossy().into_owned())
+    })
 }
 
 fn check_confidence(c: f64) -> Result<()> {

@@ -8,7 +8,7 @@ pub use writer::{FileRecord, Writer};
 
 use anyhow::{bail, Context, Result};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// `PRAGMA application_id` of our databases ("CBIX"): tells ours from any other SQLite file.
 pub const APPLICATION_ID: i32 = 0x4342_4958;
@@ -216,4 +216,48 @@ pub fn set_meta(conn: &Connection, key: &str, value: &str) -> Result<()> {
         [key, value],
     )?;
     Ok(())
+}
+
+/// Holds `<db>.lock` while the database is rewritten: a second `indexer index` (or `import`)
+/// of the same project stops with a message instead of racing the first. The operating system releases the lock when
+/// the process ends, however it ends.
+pub fn lock_for_writing(db: &Path) -> Result<std::fs::File> {
+    if let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let path = with_suffix(db, ".lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("cannot create the lock file {}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => bail!(
+            "another `indexer index` is updating {} right now: wait for it to finish",
+            db.display()
+        ),
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(e).with_context(|| format!("cannot lock {}", path.display()))
+        }
+    }
+}
+
+/// `<db><suffix>`: the files that go with a database (`-wal`, `.lock`, temporaries).
+pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// Puts the complete database `temp` in place of `db` in one rename. The previous database's
+/// WAL files go first: they belong to it and must never be read against the new one.
+pub fn install(temp: &Path, db: &Path) -> Result<()> {
+    for suffix in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(with_suffix(db, suffix));
+    }
+    std::fs::rename(temp, db)
+        .with_context(|| format!("cannot move the new index into place at {}", db.display()))
 }
