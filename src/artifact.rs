@@ -67,7 +67,8 @@ pub fn export(db: &Path, output: &Path, level: i32) -> Result<Option<Manifest>> 
     let manifest_path = dir.join(MANIFEST);
     let (fingerprint, resolution) = {
         let conn = store::open(db, Mode::ReadOnly)?;
-        (fingerprint(&conn)?, meta(&conn, "resolution")?)
+        let resolution = store::get_meta(&conn, "resolution")?.unwrap_or_default();
+        (fingerprint(&conn)?, resolution)
     };
     if let Some(old) = read_manifest(&manifest_path) {
         let same = old.fingerprint == fingerprint
@@ -251,10 +252,6 @@ fn fingerprint(conn: &Connection) -> Result<String> {
         h.update(b"\n");
     }
     Ok(h.finalize().to_hex().to_string())
-}
-
-fn meta(conn: &Connection, key: &str) -> Result<String> {
-    Ok(store::get_meta(conn, key)?.unwrap_or_default())
 }
 
 /// A new database at `dest` with `src`'s rows in key order, without what depends on the
