@@ -400,14 +400,12 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     rename_into_place(&temp, path)
 }
 
-/// Starts database `db` (which does not exist yet, in a folder that does) from the artifact
-/// of the tree at `root`.
-/// An artifact that cannot be used is refused with the reason, leaving nothing behind.
-pub fn bootstrap(artifact: &Path, root: &Path, db: &Path) -> Result<()> {
-    let temp = temp_beside(db, "artifact");
-    let result = (|| {
-        decompress(artifact, &temp)?;
-        let share = share_present(&temp, root)?;
+/// Decompresses the artifact of the tree at `root` into `staged`, a path the caller renames
+/// into place. An artifact that cannot be used is refused with the reason, leaving nothing
+/// behind.
+pub fn bootstrap(artifact: &Path, root: &Path, staged: &Path) -> Result<()> {
+    decompress(artifact, staged)?;
+    let checked = share_present(staged, root).and_then(|share| {
         if share < MIN_SHARE_PRESENT {
             bail!(
                 "it describes another project: only {:.0}% of its files exist under {}",
@@ -415,12 +413,12 @@ pub fn bootstrap(artifact: &Path, root: &Path, db: &Path) -> Result<()> {
                 root.display()
             );
         }
-        rename_into_place(&temp, db)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
+        Ok(())
+    });
+    if checked.is_err() {
+        let _ = std::fs::remove_file(staged);
     }
-    result
+    checked
 }
 
 /// Below this share of its files present in the tree, an artifact is another project's.
