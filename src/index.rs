@@ -29,6 +29,8 @@ pub struct IndexOptions {
     pub project: String,
     pub excludes: Vec<String>,
     pub max_file_bytes: u64,
+    /// Index `.env` files and their variants, every value redacted.
+    pub include_env: bool,
     pub jobs: usize,
     /// Ignore any existing database and build from scratch.
     pub rebuild: bool,
@@ -131,6 +133,7 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
             excludes: &opts.excludes,
             max_file_bytes: opts.max_file_bytes,
             threads: opts.jobs,
+            include_env: opts.include_env,
         });
         let started_from = unpacking.map(|h| h.join().expect("artifact thread panicked"));
         (walked, started_from)
@@ -471,7 +474,13 @@ fn read_and_extract(c: &Candidate, known: Option<&Known>) -> Outcome {
         }
     };
     // Secrets are taken out before anything reads the text: nothing downstream sees them.
-    let (clean, redactions) = match crate::redact::redact(&content) {
+    let file_name = c.path.rsplit('/').next().unwrap_or(&c.path);
+    let redacted = if walk::is_env_file(file_name) {
+        crate::redact::redact_env(&content)
+    } else {
+        crate::redact::redact(&content)
+    };
+    let (clean, redactions) = match redacted {
         (std::borrow::Cow::Owned(clean), found) => (Some(clean), found),
         (std::borrow::Cow::Borrowed(_), found) => (None, found),
     };

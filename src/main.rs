@@ -61,6 +61,9 @@ enum Command {
         /// Guess a name shared by at most this many definitions (confidence split among them).
         #[arg(long, default_value_t = 5, value_name = "N")]
         fuzzy_limit: usize,
+        /// Index `.env` files and their variants (skipped by default), every value redacted.
+        #[arg(long)]
+        include_env: bool,
         /// List every skipped path with its reason.
         #[arg(long, short = 'v')]
         verbose: bool,
@@ -167,6 +170,7 @@ fn run(cli: Cli) -> Result<()> {
             rebuild,
             exclude,
             max_file_bytes,
+            include_env,
             jobs,
             min_confidence,
             fuzzy_limit,
@@ -197,6 +201,7 @@ fn run(cli: Cli) -> Result<()> {
                 project: name,
                 excludes: exclude,
                 max_file_bytes,
+                include_env,
                 jobs,
                 rebuild,
                 min_confidence,

@@ -192,9 +192,66 @@ fn compiled() -> &'static Compiled {
     })
 }
 
+/// A byte range to replace and the type of secret it held.
+type Span = (usize, usize, &'static str);
+
 /// `text` with every secret replaced, and what was replaced. Text without secrets is
 /// returned as is, without a copy.
 pub fn redact(text: &str) -> (Cow<'_, str>, Vec<Redaction>) {
+    replace(text, secrets(text))
+}
+
+/// An env file's text (`KEY=value` lines, see `walk::is_env_file`) with every value
+/// replaced but numbers and booleans (`PORT=8000`, `DEBUG=false`): what such a file holds
+/// is a deployment's configuration, and which of its values are secret cannot be told. The
+/// names stay, which is what a reader of the index needs. Known formats elsewhere in the
+/// file (a comment, a line that is not an assignment) are redacted as everywhere.
+pub fn redact_env(text: &str) -> (Cow<'_, str>, Vec<Redaction>) {
+    let mut spans = secrets(text);
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        if let Some((start, end)) = env_value(line) {
+            let (start, end) = (at + start, at + end);
+            if !spans.iter().any(|&(s, e, _)| start < e && s < end) {
+                spans.push((start, end, "env-value"));
+            }
+        }
+        at += line.len();
+    }
+    replace(text, spans)
+}
+
+/// The byte range of the value in an env file line `[export ]KEY=value`, quotes included,
+/// unless the value is empty, a number or a boolean.
+fn env_value(line: &str) -> Option<(usize, usize)> {
+    let body = line.trim_end_matches(['\n', '\r']);
+    let trimmed = body.trim_start();
+    if trimmed.starts_with('#') {
+        return None;
+    }
+    let eq = body.find('=')?;
+    let key = body[..eq].trim();
+    let key = key.strip_prefix("export ").map_or(key, str::trim);
+    if key.is_empty() || !key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return None;
+    }
+    let value = body[eq + 1..].trim();
+    let plain = value.trim_matches(['"', '\'']);
+    let harmless = plain.is_empty()
+        || plain.parse::<f64>().is_ok()
+        || matches!(
+            plain.to_ascii_lowercase().as_str(),
+            "true" | "false" | "yes" | "no" | "on" | "off"
+        );
+    if harmless {
+        return None;
+    }
+    let start = eq + 1 + (body[eq + 1..].len() - body[eq + 1..].trim_start().len());
+    Some((start, start + value.len()))
+}
+
+/// Every secret of a known format in `text`, in rule order.
+fn secrets(text: &str) -> Vec<Span> {
     let c = compiled();
     // The rules to run: those without triggers, and those whose trigger occurs.
     let mut run: Vec<bool> = RULES.iter().map(|r| r.triggers.is_empty()).collect();
@@ -202,7 +259,7 @@ pub fn redact(text: &str) -> (Cow<'_, str>, Vec<Redaction>) {
         run[c.trigger_rule[m.pattern().as_usize()]] = true;
     }
     // Spans to replace, by rule order: an earlier rule's span wins an overlap.
-    let mut spans: Vec<(usize, usize, &'static str)> = Vec::new();
+    let mut spans: Vec<Span> = Vec::new();
     for i in (0..RULES.len()).filter(|&i| run[i]) {
         let rule = &RULES[i];
         for caps in c.rules[i].captures_iter(text.as_bytes()) {
@@ -219,6 +276,11 @@ pub fn redact(text: &str) -> (Cow<'_, str>, Vec<Redaction>) {
             }
         }
     }
+    spans
+}
+
+/// `text` with the (non-overlapping) spans replaced by placeholders.
+fn replace(text: &str, mut spans: Vec<Span>) -> (Cow<'_, str>, Vec<Redaction>) {
     if spans.is_empty() {
         return (Cow::Borrowed(text), Vec::new());
     }
@@ -353,6 +415,29 @@ mod tests {
         let (out, found) = redact(text);
         assert!(matches!(out, Cow::Borrowed(_)));
         assert!(found.is_empty());
+    }
+
+    #[test]
+    fn every_env_value_is_redacted_but_numbers_and_booleans() {
+        // Built from pieces: no literal secret in the source.
+        let text = format!(
+            "# database\nDATABASE_URL=postgres://app:s3cr3t-Pw@db:5432/app\n\
+             export SESSION_NAME='myapp'\nPORT=8000\nDEBUG = false\nEMPTY=\n\
+             STRIPE={}{}\nnot an assignment\n",
+            "sk_live_", "4eC39HqLyjWDarjtT1zdp7dc"
+        );
+        let (out, found) = redact_env(&text);
+        assert_eq!(
+            out,
+            "# database\nDATABASE_URL=postgres://app:<redacted:url-password>@db:5432/app\n\
+             export SESSION_NAME=<redacted:env-value>\nPORT=8000\nDEBUG = false\nEMPTY=\n\
+             STRIPE=<redacted:stripe-key>\nnot an assignment\n"
+        );
+        let kinds: Vec<_> = found.iter().map(|r| (r.line, r.kind)).collect();
+        assert_eq!(
+            kinds,
+            [(2, "url-password"), (3, "env-value"), (7, "stripe-key")]
+        );
     }
 
     #[test]

@@ -18,6 +18,8 @@ pub enum SkipReason {
     IgnoreRules,
     DependencyDir,
     Hidden,
+    /// `.env` and its variants: they hold a deployment's secrets (see `is_env_file`).
+    EnvFile,
     Excluded,
     Symlink,
     TooLarge,
@@ -33,6 +35,7 @@ impl SkipReason {
             SkipReason::IgnoreRules => "ignore_rules",
             SkipReason::DependencyDir => "dependency_dir",
             SkipReason::Hidden => "hidden",
+            SkipReason::EnvFile => "env_file",
             SkipReason::Excluded => "excluded",
             SkipReason::Symlink => "symlink",
             SkipReason::TooLarge => "too_large",
@@ -62,6 +65,8 @@ pub struct WalkOptions<'a> {
     pub excludes: &'a [String],
     pub max_file_bytes: u64,
     pub threads: usize,
+    /// Index env files (their values redacted) instead of skipping them.
+    pub include_env: bool,
 }
 
 /// Folders that hold dependencies, build output or tool caches rather than the project's code.
@@ -86,6 +91,17 @@ const DEPENDENCY_DIRS: &[&str] = &[
     ".idea",
     ".codebase-index",
 ];
+
+/// A file of environment variables for a deployment: `.env`, `.env.local`, `.envrc`,
+/// `.flaskenv`, `production.env`. Such files exist to hold secrets, so they are skipped
+/// unless asked for, and then every value in them is redacted.
+pub fn is_env_file(name: &str) -> bool {
+    name == ".env"
+        || name.starts_with(".env.")
+        || name == ".envrc"
+        || name == ".flaskenv"
+        || (name.ends_with(".env") && name.len() > ".env".len())
+}
 
 /// Dotfiles that are worth indexing (configuration people ask about).
 const KEPT_HIDDEN: &[&str] = &[".github", ".gitlab-ci.yml", ".cbmignore.example"];
@@ -208,7 +224,12 @@ pub fn walk(opts: &WalkOptions) -> Result<(Vec<Candidate>, Skipped)> {
                 skip(SkipReason::DependencyDir, rel);
                 return WalkState::Skip;
             }
-            if name.starts_with('.') && !KEPT_HIDDEN.contains(&name.as_ref()) {
+            if !is_dir && is_env_file(&name) {
+                if !opts.include_env {
+                    skip(SkipReason::EnvFile, rel);
+                    return WalkState::Continue;
+                }
+            } else if name.starts_with('.') && !KEPT_HIDDEN.contains(&name.as_ref()) {
                 skip(SkipReason::Hidden, rel);
                 return if is_dir {
                     WalkState::Skip

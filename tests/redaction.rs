@@ -198,3 +198,71 @@ fn planted_secrets_of_every_kind_never_reach_the_database_or_the_artifact() {
         [format!("Integer({})", kinds.len())]
     );
 }
+
+/// `.env` and its variants are skipped unless asked for; asked for, they are indexed with
+/// every value redacted but numbers and booleans, and reported like any other secret.
+#[test]
+fn env_files_are_skipped_unless_included_and_then_every_value_is_redacted() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let key = format!("{}{}", "AKIA", "Z7QXW3PLMN4RTY2K");
+    let env = format!("# local\nexport DB_NAME=app_dev\nAWS_KEY={key}\nPORT=5432\n");
+    write_tree(
+        &root,
+        &[
+            ("app.py", "def main():\n    pass\n"),
+            (".env", env.as_str()),
+            (".env.production", "SESSION_NAME=prod\n"),
+            ("deploy/staging.env", "REGION=eu-west-1\n"),
+            (".envrc", "export LAYOUT=python\n"),
+        ],
+    );
+    let env_files = [".env", ".env.production", ".envrc", "deploy/staging.env"];
+
+    let db = dir.path().join("index.db");
+    let summary = index::run(&options(&root, &db)).unwrap();
+    assert_eq!(summary.skipped.get("env_file"), Some(&env_files.len()));
+    assert_eq!(dump(&db, "SELECT path FROM files"), ["Text(\"app.py\")"]);
+
+    let mut o = options(&root, &db);
+    o.include_env = true;
+    let summary = index::run(&o).unwrap();
+    assert_eq!(summary.skipped.get("env_file"), None);
+    let mut found: Vec<(&str, u32, &str)> = summary
+        .redactions
+        .iter()
+        .map(|r| (r.path.as_str(), r.line, r.kind))
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            (".env", 2, "env-value"),
+            (".env", 3, "aws-key"),
+            (".env.production", 1, "env-value"),
+            (".envrc", 1, "env-value"),
+            ("deploy/staging.env", 1, "env-value"),
+        ]
+    );
+    let content = dump(
+        &db,
+        "SELECT content FROM file_contents c JOIN files f ON f.id = c.file_id \
+         WHERE f.path = '.env'",
+    )
+    .join("");
+    assert!(
+        content.contains(
+            "# local\\nexport DB_NAME=<redacted:env-value>\\nAWS_KEY=<redacted:aws-key>\\nPORT=5432"
+        ),
+        "{content}"
+    );
+    for row in dump(&db, "SELECT * FROM file_contents") {
+        for value in ["app_dev", key.as_str(), "prod\\n", "eu-west-1", "python"] {
+            assert!(!row.contains(value), "{value} stored: {row}");
+        }
+    }
+
+    // Asked for no more, they leave the index on the next run.
+    index::run(&options(&root, &db)).unwrap();
+    assert_eq!(dump(&db, "SELECT path FROM files"), ["Text(\"app.py\")"]);
+}

@@ -29,6 +29,7 @@ pub fn options(root: &Path, db: &Path) -> IndexOptions {
         project: "fixture".into(),
         excludes: Vec::new(),
         max_file_bytes: 1 << 20,
+        include_env: false,
         jobs: 2,
         rebuild: false,
         min_confidence: 0.0,
