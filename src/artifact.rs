@@ -7,6 +7,7 @@
 //! the full-text index built in one pass. The same tree gives the same bytes, so the artifact
 //! only changes in `git status` when the code did.
 
+use crate::staging::{self, rename_into_place, temp_beside, write_atomically};
 use crate::store::{self, Mode};
 use anyhow::{bail, Context, Result};
 use rusqlite::Connection;
@@ -81,6 +82,7 @@ pub fn export(db: &Path, output: &Path, level: i32) -> Result<Option<Manifest>> 
         }
     }
 
+    staging::remove_stale(output);
     let copy = temp_beside(output, "db");
     let result = (|| {
         canonical_copy(db, &copy)?;
@@ -260,7 +262,12 @@ fn canonical_copy(src: &Path, dest: &Path) -> Result<()> {
     let _ = std::fs::remove_file(dest);
     let mut conn = store::create(dest, Mode::Bulk)?;
     let deferred = store::defer_indexes(&conn)?;
+    // The bulk connection's exclusive locking mode would extend to the attached source, whose
+    // attachment then waits for every other connection to it to close: "database is locked"
+    // while any query runs. The source is attached in normal mode, the copy stays exclusive.
+    conn.execute_batch("PRAGMA locking_mode = NORMAL")?;
     conn.execute("ATTACH DATABASE ?1 AS src", [src.to_string_lossy()])?;
+    conn.execute_batch("PRAGMA main.locking_mode = EXCLUSIVE")?;
     let tx = conn.transaction()?;
     tx.execute_batch(
         "INSERT INTO meta SELECT key, value FROM src.meta \
@@ -370,34 +377,6 @@ fn in_waves<T: Sync, R: Send>(
         }
     }
     Ok(())
-}
-
-fn temp_beside(path: &Path, ext: &str) -> PathBuf {
-    let mut s = path.as_os_str().to_owned();
-    s.push(format!(".tmp-{}.{ext}", std::process::id()));
-    PathBuf::from(s)
-}
-
-fn rename_into_place(temp: &Path, dest: &Path) -> Result<()> {
-    std::fs::rename(temp, dest)
-        .with_context(|| format!("cannot move {} into place", dest.display()))
-}
-
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    if std::fs::read(path).is_ok_and(|old| old == bytes) {
-        return Ok(());
-    }
-    let temp = temp_beside(path, "tmp");
-    let written = (|| {
-        let mut f = std::fs::File::create(&temp)?;
-        f.write_all(bytes)?;
-        f.sync_all()
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&temp);
-        return Err(e).with_context(|| format!("cannot write {}", path.display()));
-    }
-    rename_into_place(&temp, path)
 }
 
 /// Decompresses the artifact of the tree at `root` into `staged`, a path the caller renames

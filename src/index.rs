@@ -8,6 +8,7 @@ use crate::extract::extract;
 use crate::lang;
 use crate::model::FileExtract;
 use crate::resolve::{self, ResolveOptions, ResolveStats};
+use crate::staging;
 use crate::store::{self, writer, FileRecord, Mode, Writer};
 use crate::walk::{self, Candidate, ContentClass, SkipReason, Skipped, WalkOptions};
 use anyhow::Result;
@@ -114,11 +115,11 @@ struct Known {
 pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
     let started = Instant::now();
     let _lock = store::lock_for_writing(&opts.db)?;
-    remove_stale_temporaries(&opts.db);
+    staging::remove_stale(&opts.db);
 
     // A new database is written to a temporary file that becomes the database in one
     // rename: until then the old one stands, and a failed run leaves nothing behind.
-    let temp = temp_path(&opts.db);
+    let temp = staging::temp_beside(&opts.db, "db");
     // A fresh clone with a committed artifact starts from it: only files whose content
     // differs from the artifact's are extracted again. It is decompressed while the tree
     // is walked.
@@ -629,33 +630,6 @@ fn fill_counts(conn: &Connection, s: &mut IndexSummary) -> Result<()> {
         s.nodes_by_kind.insert(k, n);
     }
     Ok(())
-}
-
-fn temp_path(db: &Path) -> PathBuf {
-    store::with_suffix(db, &format!(".tmp-{}", std::process::id()))
-}
-
-/// Removes half-built databases left by killed runs (their process is gone).
-fn remove_stale_temporaries(db: &Path) {
-    let (Some(dir), Some(name)) = (db.parent(), db.file_name()) else {
-        return;
-    };
-    let prefix = format!("{}.tmp-", name.to_string_lossy());
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let file = e.file_name().to_string_lossy().into_owned();
-        let Some(pid) = file.strip_prefix(&prefix) else {
-            continue;
-        };
-        let alive = pid
-            .parse::<u32>()
-            .is_ok_and(|p| Path::new(&format!("/proc/{p}")).exists());
-        if !alive {
-            let _ = std::fs::remove_file(e.path());
-        }
-    }
 }
 
 #[cfg(test)]

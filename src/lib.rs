@@ -14,6 +14,7 @@ pub mod project;
 pub mod query;
 pub mod redact;
 pub mod resolve;
+pub mod staging;
 pub mod store;
 pub mod text;
 pub mod trace;

@@ -5,7 +5,7 @@ use clap::{Args, Parser, Subcommand};
 use codebase_indexer::index::{self, IndexOptions, IndexSummary};
 use codebase_indexer::model::NodeKind;
 use codebase_indexer::store::{self, Mode};
-use codebase_indexer::{artifact, project, query, trace};
+use codebase_indexer::{artifact, project, query, staging, trace};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -275,14 +275,21 @@ fn run(cli: Cli) -> Result<()> {
                 .with_context(|| format!("no such directory: {}", path.display()))?;
             let db = db_for(&target, &root)?;
             let _lock = store::lock_for_writing(&db)?;
-            let staged = store::with_suffix(&db, ".import");
+            staging::remove_stale(&db);
+            let staged = staging::temp_beside(&db, "db");
             artifact::bootstrap(&file, &root, &staged)?;
-            let conn = store::open(&staged, Mode::ReadWrite)?;
-            store::set_meta(&conn, "root", &root.to_string_lossy())?;
-            store::set_meta(&conn, "project", &project_name(&target, &root))?;
-            conn.execute_batch("PRAGMA journal_mode = DELETE")?;
-            drop(conn);
-            store::install(&staged, &db)?;
+            let installed = (|| {
+                let conn = store::open(&staged, Mode::ReadWrite)?;
+                store::set_meta(&conn, "root", &root.to_string_lossy())?;
+                store::set_meta(&conn, "project", &project_name(&target, &root))?;
+                conn.execute_batch("PRAGMA journal_mode = DELETE")?;
+                drop(conn);
+                store::install(&staged, &db)
+            })();
+            if installed.is_err() {
+                let _ = std::fs::remove_file(&staged);
+            }
+            installed?;
             writeln!(
                 out,
                 "imported {} as the index of {} -> {}",

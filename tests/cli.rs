@@ -1,5 +1,5 @@
-//! The `indexer` binary end to end: JSON shapes, project discovery, error exits, and a killed
-//! index run that must leave the previous database usable.
+//! The `indexer` binary end to end: JSON shapes, project discovery and error exits (killed
+//! runs: tests/crash.rs).
 
 mod common;
 
@@ -162,67 +162,6 @@ fn errors_exit_non_zero_with_advice() {
         &["search", "x", "--kind", "Gizmo"],
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown kind"));
-}
-
-#[test]
-fn killed_index_run_leaves_the_previous_database() {
-    let repo = tempfile::tempdir().unwrap();
-    // Enough files that the run is still going when it is killed.
-    for i in 0..400 {
-        let body: String = (0..40)
-            .map(|j| format!("def f{j}(x):\n    return g{j}(x) + {i}\n\n"))
-            .collect();
-        write(repo.path(), &format!("m{i:03}.py"), body.as_bytes());
-    }
-    let cache = tempfile::tempdir().unwrap();
-    let db = cache.path().join("kept.db");
-    let db_arg = db.to_str().unwrap();
-    let first = json(&indexer(
-        cache.path(),
-        repo.path(),
-        &["index", ".", "--db", db_arg, "--json"],
-    ));
-    let files = first["files"].as_i64().unwrap();
-    let nodes = dump(&db, "SELECT count(*) FROM nodes");
-
-    for args in [
-        vec!["index", ".", "--db", db_arg, "--rebuild"],
-        vec!["index", ".", "--db", db_arg],
-    ] {
-        // Change every file so the incremental run has work to do as well.
-        for i in 0..400 {
-            let p = repo.path().join(format!("m{i:03}.py"));
-            let mut s = std::fs::read_to_string(&p).unwrap();
-            s.push_str("# touched\n");
-            std::fs::write(&p, s).unwrap();
-        }
-        let mut child = Command::new(env!("CARGO_BIN_EXE_indexer"))
-            .args(&args)
-            .current_dir(repo.path())
-            .env("XDG_CACHE_HOME", cache.path())
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(150));
-        child.kill().unwrap();
-        child.wait().unwrap();
-
-        let status = json(&indexer(
-            cache.path(),
-            repo.path(),
-            &["status", "--db", db_arg, "--json"],
-        ));
-        assert_eq!(status["files"].as_i64().unwrap(), files);
-        assert_eq!(dump(&db, "SELECT count(*) FROM nodes"), nodes);
-    }
-    // The next run completes normally and cleans up the abandoned temporary file.
-    indexer(cache.path(), repo.path(), &["index", ".", "--db", db_arg]);
-    let leftovers: Vec<_> = std::fs::read_dir(cache.path())
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().contains(".tmp-"))
-        .collect();
-    assert!(leftovers.is_empty());
 }
 
 #[test]

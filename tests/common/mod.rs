@@ -5,6 +5,7 @@
 
 pub mod extract;
 pub mod graph;
+pub mod lab;
 
 use codebase_indexer::index::{self, IndexOptions, IndexSummary};
 use std::path::{Path, PathBuf};
