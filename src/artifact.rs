@@ -266,7 +266,7 @@ fn canonical_copy(src: &Path, dest: &Path) -> Result<()> {
     // attachment then waits for every other connection to it to close: "database is locked"
     // while any query runs. The source is attached in normal mode, the copy stays exclusive.
     conn.execute_batch("PRAGMA locking_mode = NORMAL")?;
-    conn.execute("ATTACH DATABASE ?1 AS src", [src.to_string_lossy()])?;
+    store::attach_read_only(&conn, src, "src")?;
     conn.execute_batch("PRAGMA main.locking_mode = EXCLUSIVE")?;
     let tx = conn.transaction()?;
     tx.execute_batch(

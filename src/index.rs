@@ -174,7 +174,8 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
             skipped,
             &mut summary,
             &mut lap,
-        )?;
+        )
+        .map_err(|e| store::explain_write_failure(e, &opts.db))?;
         fill_counts(&conn, &mut summary)?;
     } else {
         let fresh = summary.bootstrapped_from.is_none();
@@ -187,11 +188,10 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
             &mut summary,
             &mut lap,
         );
-        if let Err(e) = built {
+        if let Err(e) = built.and_then(|()| store::install(&temp, &opts.db)) {
             let _ = std::fs::remove_file(&temp);
-            return Err(e);
+            return Err(store::explain_write_failure(e, &opts.db));
         }
-        store::install(&temp, &opts.db)?;
     }
     lap.record(&mut summary, "7_finish");
     if let Some(level) = opts.artifact_level {

@@ -52,7 +52,7 @@ fn no_leftovers(dir: &Path) {
         .unwrap()
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.contains(".tmp-") || n.ends_with(".import") || n.ends_with(".check.zst"))
+        .filter(|n| n.contains(".tmp-"))
         .collect();
     assert!(stray.is_empty(), "left in {}: {stray:?}", dir.display());
 }

@@ -60,9 +60,80 @@ fn open_checked(path: &Path, mode: Mode) -> Result<Connection> {
     };
     let conn = Connection::open_with_flags(path, flags)
         .with_context(|| format!("cannot open database {}", path.display()))?;
-    check_identity(&conn, path)?;
+    let conn = match check_identity(&conn, path) {
+        Ok(()) => conn,
+        Err(e) if mode == Mode::ReadOnly && cannot_open(&e) => {
+            // A WAL database is read through its -shm file, which a read-only folder (a
+            // read-only mount, a shared cache) cannot hold. Nothing can write the database
+            // there either, so it is read as immutable: without the WAL index or locks.
+            let conn = Connection::open_with_flags(
+                read_only_uri(path, true),
+                flags | OpenFlags::SQLITE_OPEN_URI,
+            )
+            .with_context(|| format!("cannot open database {}", path.display()))?;
+            check_identity(&conn, path).map_err(|_| e)?;
+            conn
+        }
+        Err(e) => return Err(e),
+    };
     configure(&conn, mode)?;
     Ok(conn)
+}
+
+/// Attaches database `path` read-only as schema `name` (to a connection opened with URI
+/// filenames, as `create` does), as immutable if a read-only folder requires it (see
+/// `open_checked`).
+pub fn attach_read_only(conn: &Connection, path: &Path, name: &str) -> Result<()> {
+    let attach = |immutable: bool| -> Result<()> {
+        conn.execute(
+            &format!("ATTACH DATABASE ?1 AS {name}"),
+            [read_only_uri(path, immutable)],
+        )?;
+        // The first read is where SQLite finds it cannot open the WAL index.
+        conn.query_row(
+            &format!("SELECT count(*) FROM {name}.sqlite_master"),
+            [],
+            |_| Ok(()),
+        )?;
+        Ok(())
+    };
+    attach(false)
+        .or_else(|e| {
+            if !cannot_open(&e) {
+                return Err(e);
+            }
+            let _ = conn.execute_batch(&format!("DETACH DATABASE {name}"));
+            attach(true)
+        })
+        .with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// SQLite could not open the file (SQLITE_CANTOPEN), as opposed to finding it foreign.
+fn cannot_open(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<rusqlite::Error>(),
+            Some(rusqlite::Error::SqliteFailure(f, _)) if f.code == rusqlite::ErrorCode::CannotOpen
+        )
+    })
+}
+
+/// `file:<path>?mode=ro` (and `&immutable=1`), the path percent-encoded as a URI requires.
+fn read_only_uri(path: &Path, immutable: bool) -> String {
+    let mut uri = String::from("file:");
+    for &b in path.as_os_str().as_encoded_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            uri.push(b as char);
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri.push_str(if immutable {
+        "?mode=ro&immutable=1"
+    } else {
+        "?mode=ro"
+    });
+    uri
 }
 
 /// The schema version of an existing database of ours (refusing foreign or corrupt files).
@@ -232,7 +303,12 @@ pub fn lock_for_writing(db: &Path) -> Result<std::fs::File> {
         .read(true)
         .write(true)
         .open(&path)
-        .with_context(|| format!("cannot create the lock file {}", path.display()))?;
+        .with_context(|| {
+            format!(
+                "cannot create the lock file {} (pass --db to keep the index elsewhere)",
+                path.display()
+            )
+        })?;
     match file.try_lock() {
         Ok(()) => Ok(file),
         Err(std::fs::TryLockError::WouldBlock) => bail!(
@@ -243,6 +319,38 @@ pub fn lock_for_writing(db: &Path) -> Result<std::fs::File> {
             Err(e).with_context(|| format!("cannot lock {}", path.display()))
         }
     }
+}
+
+/// A write to the index that failed for want of room (a full disk, a quota, a file size
+/// limit) or on a device error says so, and that the index in place was not touched.
+pub fn explain_write_failure(e: anyhow::Error, db: &Path) -> anyhow::Error {
+    use rusqlite::ErrorCode;
+    use std::io::ErrorKind;
+    let mut no_room = false;
+    let mut io_error = false;
+    for c in e.chain() {
+        if let Some(rusqlite::Error::SqliteFailure(f, _)) = c.downcast_ref::<rusqlite::Error>() {
+            no_room |= f.code == ErrorCode::DiskFull;
+            io_error |= f.code == ErrorCode::SystemIoFailure;
+        } else if let Some(io) = c.downcast_ref::<std::io::Error>() {
+            no_room |= matches!(
+                io.kind(),
+                ErrorKind::StorageFull | ErrorKind::QuotaExceeded | ErrorKind::FileTooLarge
+            );
+        }
+    }
+    let why = if no_room {
+        "no room left"
+    } else if io_error {
+        "the device refused a write (a full disk, a file size limit or a failing disk)"
+    } else {
+        return e;
+    };
+    e.context(format!(
+        "cannot write the index {}: {why}; the index in place, if any, is unchanged; \
+         free some space or pass --db to keep the index on another disk",
+        db.display()
+    ))
 }
 
 /// `<db><suffix>`: the files that go with a database (`-wal`, `.lock`, temporaries).

@@ -94,7 +94,7 @@ pub fn write_version(root: &Path, b: bool) {
 
 /// A project, a cache, and the canonical export of a clean index of each version.
 pub struct Lab {
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
     pub root: PathBuf,
     pub cache: PathBuf,
     pub db: PathBuf,
@@ -129,7 +129,7 @@ impl Lab {
         assert_ne!(canonical[0], canonical[1]);
         let db = cache.join("project.db");
         Lab {
-            _dir: dir,
+            dir,
             root,
             cache,
             db,
@@ -143,7 +143,8 @@ impl Lab {
 
     /// The canonical export of the project's database as it is now.
     pub fn export_of_db(&self) -> Vec<u8> {
-        let out = self.db.with_extension("check.zst");
+        // Beside the lab, not the database: its folder may be full or read-only.
+        let out = self.dir.path().join("check").join("project.db.zst");
         let _ = std::fs::remove_file(&out);
         let out_arg = out.to_str().unwrap();
         run_ok(
