@@ -334,7 +334,9 @@ fn error_path(err: &ignore::Error, root: &Path) -> String {
     }
 }
 
-/// Repository-relative path with '/' separators.
+/// Repository-relative path with '/' separators. A name that is not UTF-8 keeps its other
+/// bytes as `\xE9`: distinct names stay distinct (a lossy `�` would merge `caf\xE9.py` and
+/// `caf\xE8.py` into one path), and the same name always reads the same.
 pub fn relative(path: &Path, root: &Path) -> String {
     let rel = path.strip_prefix(root).unwrap_or(path);
     let mut out = String::new();
@@ -342,7 +344,12 @@ pub fn relative(path: &Path, root: &Path) -> String {
         if i > 0 {
             out.push('/');
         }
-        out.push_str(&c.as_os_str().to_string_lossy());
+        for chunk in c.as_os_str().as_encoded_bytes().utf8_chunks() {
+            out.push_str(chunk.valid());
+            for b in chunk.invalid() {
+                out.push_str(&format!("\\x{b:02X}"));
+            }
+        }
     }
     out
 }

@@ -383,3 +383,71 @@ fn a_second_index_run_of_the_same_project_stops_with_a_message() {
     assert_eq!(s.mode, "incremental");
     assert_eq!(s.files, 1);
 }
+
+/// File names that are not UTF-8 are indexed under distinct, stable paths (their other bytes
+/// as `\xE9`), even when they differ only in such a byte; a run with nothing changed finds
+/// every one of them unchanged.
+#[test]
+fn file_names_that_are_not_utf8_stay_distinct() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let raw = |name: &[u8]| root.join(OsStr::from_bytes(name));
+    std::fs::create_dir_all(raw(b"d\xff")).unwrap();
+    std::fs::write(raw(b"caf\xe9.py"), "def latin1():\n    return 1\n").unwrap();
+    std::fs::write(raw(b"caf\xe8.py"), "def other():\n    return 2\n").unwrap();
+    std::fs::write(raw(b"caf\xc3\xa9.py"), "def utf8():\n    return 3\n").unwrap();
+    std::fs::write(raw(b"d\xff/m.py"), "def inner():\n    pass\n").unwrap();
+    let db = dir.path().join("index.db");
+    let s = index(&root, &db);
+    assert_eq!(s.files, 4);
+    assert_eq!(
+        dump(&db, "SELECT path FROM files ORDER BY path"),
+        [
+            r#"Text("caf\\xE8.py")"#,
+            r#"Text("caf\\xE9.py")"#,
+            r#"Text("café.py")"#,
+            r#"Text("d\\xFF/m.py")"#,
+        ]
+    );
+    assert_eq!(
+        dump(
+            &db,
+            "SELECT f.path FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.name = 'latin1'"
+        ),
+        [r#"Text("caf\\xE9.py")"#]
+    );
+    let again = index(&root, &db);
+    assert_eq!((again.unchanged, again.extracted, again.removed), (4, 0, 0));
+}
+
+/// 100,000 files in one folder: every one indexed, and a second run finds them unchanged.
+#[test]
+fn a_hundred_thousand_files_in_one_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let big = root.join("big");
+    std::fs::create_dir_all(&big).unwrap();
+    const N: usize = 100_000;
+    for i in 0..N {
+        let body = format!("def f{i}():\n    return f{}()\n", (i + 1) % N);
+        std::fs::write(big.join(format!("m{i:06}.py")), body).unwrap();
+    }
+    let db = dir.path().join("index.db");
+    let s = index(&root, &db);
+    assert_eq!((s.files, s.extracted), (N, N));
+    assert_eq!(
+        dump(&db, "SELECT count(*) FROM nodes WHERE kind = 'Function'"),
+        [format!("Integer({N})")]
+    );
+    assert_eq!(
+        dump(
+            &db,
+            "SELECT qualified_name FROM nodes WHERE name = 'f99999'"
+        ),
+        [r#"Text("big.m099999.f99999")"#]
+    );
+    let again = index(&root, &db);
+    assert_eq!((again.unchanged, again.extracted), (N, 0));
+}
