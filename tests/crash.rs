@@ -21,20 +21,15 @@ fn kills() -> usize {
 }
 
 /// Runs `kills()` rounds of: prepare, kill the command at a random moment of its usual
-/// duration, check. Returns how many kills hit a running process (the others finished
+/// duration (`round` gets the moment as a fraction of it), check. Returns how many kills hit a running process (the others finished
 /// first, and are checked the same way). At least half must hit, or the schedule tested
 /// nothing.
-fn kill_rounds(
-    salt: u64,
-    usual: Duration,
-    mut round: impl FnMut(Duration, usize) -> bool,
-) -> usize {
+fn kill_rounds(salt: u64, mut round: impl FnMut(f64, usize) -> bool) -> usize {
     let mut rng = Rng::new("CRASH_SEED", salt);
     let mut hit = 0;
     for i in 0..kills() {
         // A little past the usual duration too: the end of a run (rename, cleanup) counts.
-        let after = usual.mul_f64(rng.next() * 1.1);
-        if round(after, i) {
+        if round(rng.next() * 1.1, i) {
             hit += 1;
         }
     }
@@ -68,9 +63,9 @@ fn a_killed_cold_run_leaves_no_database_or_a_complete_one() {
         "--no-artifact",
     ];
     let usual = lab.time(&args);
-    kill_rounds(1, usual, |after, _| {
+    kill_rounds(1, |at, _| {
         let _ = std::fs::remove_file(&lab.db);
-        let hit = lab.kill_after(&args, after);
+        let hit = lab.kill_after(&args, usual.mul_f64(at));
         if lab.db.exists() {
             assert_eq!(lab.db_version(), 1);
             lab.queries_work();
@@ -95,12 +90,12 @@ fn a_killed_incremental_run_leaves_the_last_committed_state() {
     run_ok(&args, &lab.cache);
     write_version(&lab.root, false);
     let usual = lab.time(&args);
-    kill_rounds(2, usual, |after, i| {
+    kill_rounds(2, |at, i| {
         // The tree moves to the other version; the database is at the current one.
         let before = i % 2;
         let target = 1 - before;
         write_version(&lab.root, target == 1);
-        let hit = lab.kill_after(&args, after);
+        let hit = lab.kill_after(&args, usual.mul_f64(at));
         let now = lab.db_version();
         assert!(now == before || now == target);
         lab.queries_work();
@@ -127,11 +122,11 @@ fn a_killed_export_leaves_the_previous_artifact_or_the_new_one() {
     let export = ["export", "--db", lab.db_arg()];
     let usual_export = lab.time(&export);
 
-    kill_rounds(3, usual, |after, i| {
+    kill_rounds(3, |at, i| {
         let before = i % 2;
         let target = 1 - before;
         write_version(&lab.root, target == 1);
-        let hit = lab.kill_after(&args, after);
+        let hit = lab.kill_after(&args, usual.mul_f64(at));
         let packed = std::fs::read(&artifact).unwrap();
         assert!(packed == lab.canonical[before] || packed == lab.canonical[target]);
         // Whichever it is, it can be imported and queried.
@@ -161,14 +156,50 @@ fn a_killed_export_leaves_the_previous_artifact_or_the_new_one() {
     });
 
     // `indexer export` alone, killed while it rewrites the artifact from scratch.
-    kill_rounds(4, usual_export, |after, _| {
+    kill_rounds(4, |at, _| {
         std::fs::remove_file(&manifest).unwrap();
-        let hit = lab.kill_after(&export, after);
+        let hit = lab.kill_after(&export, usual_export.mul_f64(at));
         let packed = std::fs::read(&artifact).unwrap();
         assert!(lab.canonical.contains(&packed));
         run_ok(&export, &lab.cache);
         assert!(manifest.exists());
         no_leftovers(&folder);
+        hit
+    });
+}
+
+#[test]
+fn a_killed_bootstrap_from_the_artifact_leaves_no_database_or_a_complete_one() {
+    let lab = Lab::new();
+    let root = lab.root.to_str().unwrap();
+    // The committed artifact is of version 1; the clone's tree is at either version.
+    run_ok(&["index", root, "--db", lab.db_arg()], &lab.cache);
+    let artifact = lab.root.join(".codebase-index/graph.db.zst");
+    assert_eq!(std::fs::read(&artifact).unwrap(), lab.canonical[1]);
+    let args = ["index", root, "--db", lab.db_arg(), "--no-artifact"];
+    // A bootstrap with nothing to redo is much shorter than one with edits to replay.
+    let mut usual = [Duration::ZERO; 2];
+    for (v, slot) in usual.iter_mut().enumerate() {
+        std::fs::remove_file(&lab.db).unwrap();
+        write_version(&lab.root, v == 1);
+        *slot = lab.time(&args);
+    }
+    kill_rounds(5, |at, i| {
+        let target = i % 2;
+        write_version(&lab.root, target == 1);
+        std::fs::remove_file(&lab.db).unwrap();
+        let hit = lab.kill_after(&args, usual[target].mul_f64(at));
+        let built = lab.db.exists();
+        if built {
+            assert_eq!(lab.db_version(), target);
+            lab.queries_work();
+        }
+        let out = run_ok(&[&args[..], &["--json"]].concat(), &lab.cache);
+        let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        // Without a database the run starts from the artifact again.
+        assert_eq!(summary["bootstrapped_from"].is_string(), !built);
+        assert_eq!(lab.db_version(), target);
+        no_leftovers(&lab.cache);
         hit
     });
 }
