@@ -3,7 +3,7 @@
 //! names, signatures and doc comments, and the raw reference sites inside each of them.
 
 use crate::lang::{compact, Cx, Language};
-use crate::model::{ExtractedNode, FileExtract, NodeKind};
+use crate::model::{ExtractedNode, FileExtract, NodeKind, RefKind};
 use std::cell::RefCell;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
@@ -13,6 +13,12 @@ use tree_sitter::{Node, Parser};
 const MAX_SIGNATURE_CHARS: usize = 300;
 /// Longest docstring kept.
 const MAX_DOC_CHARS: usize = 4000;
+/// Longest name kept for a definition, and for each part of its qualifier. Every
+/// definition inside another repeats the outer names in its qualified name: a class named
+/// by a 100 kB identifier would multiply its size by the number of its members.
+const MAX_NAME_CHARS: usize = 200;
+/// Longest qualified name kept: nesting multiplies even short names.
+const MAX_QUALIFIED_CHARS: usize = 1000;
 /// Time allowed to extract one file: a base plus a per-byte share (about 7 s for 1 MiB, some
 /// 30 times what real code needs).
 const FILE_BUDGET_BASE: Duration = Duration::from_secs(2);
@@ -71,7 +77,9 @@ pub fn extract(lang: &'static Language, path: &str, text: &str) -> FileExtract {
                 parsers.len() - 1
             }
         };
-        parse_with_deadline(&mut parsers[idx].1, src, deadline)
+        let input = lang.rules.parser_input(src);
+        debug_assert_eq!(input.len(), src.len());
+        parse_with_deadline(&mut parsers[idx].1, &input, deadline)
     });
     let mut out = FileExtract {
         nodes: vec![file_node(path, text)],
@@ -226,15 +234,28 @@ impl Walker<'_, '_> {
     fn visit(&mut self, node: Node) {
         let rules = self.lang.rules;
         let enclosing = self.scopes.last().expect("file scope").kind;
-        if let Some(def) = rules.definition(node, enclosing, self.cx) {
+        // Error recovery inserts zero-width (missing) names, whose text is empty: there is
+        // nothing to store or resolve under them.
+        if let Some(def) = rules
+            .definition(node, enclosing, self.cx)
+            .filter(|d| !d.name.trim().is_empty())
+        {
             self.open_definition(node, def);
         }
         let before = self.out.refs.len();
         rules.references(node, self.cx, &mut self.out.refs);
         let owner = self.scopes.last().expect("file scope").def;
-        for r in &mut self.out.refs[before..] {
-            r.node = owner;
+        let mut kept = before;
+        for i in before..self.out.refs.len() {
+            // An import's name may be empty (the whole module); every other site needs one.
+            if self.out.refs[i].name.is_empty() && self.out.refs[i].kind != RefKind::Import {
+                continue;
+            }
+            self.out.refs.swap(kept, i);
+            self.out.refs[kept].node = owner;
+            kept += 1;
         }
+        self.out.refs.truncate(kept);
     }
 
     fn open_definition(&mut self, node: Node, def: crate::lang::Def) {
@@ -243,18 +264,15 @@ impl Walker<'_, '_> {
         if kind == NodeKind::Function && (parent.kind.is_type_like() || def.scope.is_some()) {
             kind = NodeKind::Method;
         }
+        let name = truncate_chars(&def.name, MAX_NAME_CHARS);
         let mut qualified_name = parent.qualified_name.clone();
-        for part in def
-            .scope
-            .iter()
-            .map(String::as_str)
-            .chain([def.name.as_str()])
-        {
+        for part in def.scope.iter().chain([&name]) {
             if !qualified_name.is_empty() {
                 qualified_name.push('.');
             }
-            qualified_name.push_str(part);
+            qualified_name.push_str(&truncate_chars(part, MAX_NAME_CHARS));
         }
+        let qualified_name = truncate_chars(&qualified_name, MAX_QUALIFIED_CHARS);
         let parent_def = parent.def;
         if def.scope_only {
             self.scopes.push(Scope {
@@ -278,7 +296,7 @@ impl Walker<'_, '_> {
         let idx = self.out.nodes.len();
         self.out.nodes.push(ExtractedNode {
             kind,
-            name: def.name,
+            name,
             qualified_name: qualified_name.clone(),
             parent: Some(parent_def),
             signature,
@@ -443,5 +461,58 @@ mod tests {
                 .count(),
             1
         );
+    }
+
+    #[test]
+    fn missing_names_define_and_reference_nothing() {
+        // Error recovery's zero-width names: a Lua function without one, a Bash command
+        // without one, a C++ reference to nothing.
+        for (path, src) in [
+            ("a.lua", "d\nd\nfunction()end\n"),
+            ("a.sh", "()\n"),
+            ("a.cpp", "l[&=class\n"),
+        ] {
+            let x = extract(crate::lang::for_path(path).unwrap(), path, src);
+            assert!(
+                x.nodes[1..].iter().all(|n| !n.name.is_empty()),
+                "{path}: {:?}",
+                x.nodes
+            );
+            assert!(
+                x.refs
+                    .iter()
+                    .all(|r| !r.name.is_empty() || r.kind == RefKind::Import),
+                "{path}: {:?}",
+                x.refs
+            );
+        }
+    }
+
+    #[test]
+    fn long_names_are_capped_before_members_repeat_them() {
+        let name = "N".repeat(100_000);
+        let src = format!("class {name}:\n{}", "    def m(self): pass\n".repeat(1000));
+        let python = crate::lang::by_name("python").unwrap();
+        let x = extract(python, "a.py", &src);
+        assert_eq!(x.nodes.len(), 1002);
+        let class = &x.nodes[1];
+        assert_eq!(class.name.chars().count(), MAX_NAME_CHARS + 1);
+        assert!(class.name.ends_with('…'));
+        let method = &x.nodes[2];
+        assert_eq!(method.qualified_name, format!("a.{}.m", class.name));
+        let stored: usize = x.nodes.iter().map(|n| n.qualified_name.len()).sum();
+        assert!(stored < 2 * src.len(), "{stored} bytes of qualified names");
+        let deep: String = (0..200)
+            .map(|i| format!("{}class {}:\n", " ".repeat(i), "C".repeat(150)))
+            .collect::<String>()
+            + &" ".repeat(200)
+            + "pass\n";
+        let x = extract(python, "b.py", &deep);
+        let longest = x
+            .nodes
+            .iter()
+            .map(|n| n.qualified_name.chars().count())
+            .max();
+        assert_eq!(longest, Some(MAX_QUALIFIED_CHARS + 1));
     }
 }

@@ -3,6 +3,7 @@
 //! (`crate::extract`); a language only answers questions about single nodes.
 
 use crate::model::{NodeKind, RawRef, RefKind};
+use std::borrow::Cow;
 use tree_sitter::Node;
 
 mod bash;
@@ -274,6 +275,11 @@ impl<'a> Cx<'a> {
 
 const MAX_REF_CHARS: usize = 200;
 
+/// How deep a rule's helper follows a pattern, type or expression into itself. Real code
+/// nests a few levels; hostile input nests thousands, which would exhaust a worker's stack
+/// and, asked again at every enclosing node, cost time quadratic in the depth.
+pub const MAX_NESTING: u32 = 32;
+
 /// 1-based line of a node's start.
 pub fn line_of(node: Node) -> u32 {
     node.start_position().row as u32 + 1
@@ -289,7 +295,8 @@ pub fn compact(text: &str, max_chars: usize) -> String {
             pending_space = !out.is_empty();
             continue;
         }
-        if count >= max_chars {
+        // The space owed before this character counts too.
+        if count + usize::from(pending_space) >= max_chars {
             out.push('…');
             break;
         }
@@ -417,5 +424,65 @@ pub trait Rules {
     /// Sibling kinds directly before a definition that belong to it (Rust `#[attr]`).
     fn attached_prefix_kinds(&self) -> &'static [&'static str] {
         &[]
+    }
+
+    /// The text the grammar parses: `src` itself, or a copy of the same length, byte for
+    /// byte, where the grammar's C code cannot take some characters safely. Nodes' byte
+    /// ranges are the same in both; everything else reads `src`.
+    fn parser_input<'s>(&self, src: &'s str) -> Cow<'s, str> {
+        Cow::Borrowed(src)
+    }
+}
+
+/// Helpers for the rules' regression tests on hostile input.
+#[cfg(test)]
+pub(crate) mod testing {
+    use crate::model::{FileExtract, RefKind};
+
+    /// Extracts `src` as `path` the way the indexer does: on a thread with Rust's default
+    /// stack of 2 MiB, which its extraction workers have.
+    pub(crate) fn extract_on_worker(path: &str, src: String) -> FileExtract {
+        let path = path.to_string();
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || {
+                let lang = super::for_path(&path).expect("language of the path");
+                crate::extract::extract(lang, &path, &src)
+            })
+            .expect("spawn")
+            .join()
+            .expect("extraction")
+    }
+
+    /// `open` `n` times, `inner`, then `close` `n` times.
+    pub(crate) fn nest(open: &str, inner: &str, close: &str, n: usize) -> String {
+        format!("{}{inner}{}", open.repeat(n), close.repeat(n))
+    }
+
+    /// The names of the references of one kind, in order.
+    pub(crate) fn names(x: &FileExtract, kind: RefKind) -> Vec<&str> {
+        x.refs
+            .iter()
+            .filter(|r| r.kind == kind)
+            .map(|r| r.name.as_str())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::compact;
+
+    #[test]
+    fn compact_keeps_at_most_max_chars_before_the_ellipsis() {
+        assert_eq!(compact("a  b\n c", 10), "a b c");
+        assert_eq!(compact("abcd", 3), "abc…");
+        // A space owed before the last character used to make it one too many.
+        assert_eq!(compact("ab cd", 3), "ab…");
+        assert_eq!(compact("ab c", 4), "ab c");
+        for text in ["x y ".repeat(100), "xy ".repeat(100), " z".repeat(100)] {
+            let out = compact(&text, 7);
+            assert!(out.trim_end_matches('…').chars().count() <= 7, "{out:?}");
+        }
     }
 }
