@@ -24,7 +24,7 @@
 use super::{dotted_module, unquote, Cx, Def, Rules};
 use crate::model::{NodeKind, RawRef, RefKind};
 use std::cell::RefCell;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 
 pub struct CFamily;
@@ -39,22 +39,22 @@ struct FileState {
     /// `typedef struct S T, *PT;` its own definition. The ids are recorded when the walk visits
     /// the declaration, which in pre-order always comes right before its declarators; this
     /// avoids asking every identifier for its parent (a walk down from the root each time).
-    pending: Vec<usize>,
+    pending: HashSet<usize>,
     /// The file is C++ (by extension): class members are bound as fields.
     cpp: bool,
     /// Parameters and locals bound so far in the function being walked, which ends at
     /// `function_end`. Only those a call names as its callee or receiver (`cb(x)`,
     /// `repo->save()`) matter to resolution, so each is reported at the first such call:
     /// most locals of C code never are, and this keeps their rows out of the database.
+    /// By name (the first binding of a name counts): every identifier asks.
     function_end: usize,
-    locals: Vec<PendingLocal>,
+    locals: HashMap<String, PendingLocal>,
     /// Variables at file or namespace level (reported where they are declared).
     file_names: HashSet<String>,
 }
 
 /// A parameter or local not reported yet (see `FileState::locals`).
 struct PendingLocal {
-    name: String,
     type_text: Option<String>,
     line: u32,
     reported: bool,
@@ -296,22 +296,19 @@ impl Rules for CFamily {
 }
 
 fn take_pending(id: usize) -> bool {
-    STATE.with(|s| {
-        let p = &mut s.borrow_mut().pending;
-        match p.iter().position(|&x| x == id) {
-            Some(i) => {
-                p.swap_remove(i);
-                true
-            }
-            None => false,
-        }
-    })
+    STATE.with(|s| s.borrow_mut().pending.remove(&id))
 }
+
+/// Declarators of one declaration that become definitions. Each finds its declaration by
+/// asking for its parent, which tree-sitter answers by walking down from the root past
+/// every earlier sibling: time quadratic in the length of `typedef int a, b, ...;`.
+const MAX_DECLARATORS: usize = 256;
 
 fn register_declarators(decl: Node) {
     let mut c = decl.walk();
     let ids: Vec<usize> = decl
         .children_by_field_name("declarator", &mut c)
+        .take(MAX_DECLARATORS)
         .map(|d| d.id())
         .collect();
     STATE.with(|s| s.borrow_mut().pending.extend(ids));
@@ -683,12 +680,15 @@ fn push_local(name: Node, ty: Option<&str>, place: Place, cx: &Cx, out: &mut Vec
     STATE.with(|s| {
         let mut s = s.borrow_mut();
         match place {
-            Place::Body => s.locals.push(PendingLocal {
-                name: text.to_string(),
-                type_text: ty.map(str::to_string),
-                line: super::line_of(name),
-                reported: false,
-            }),
+            Place::Body => {
+                s.locals
+                    .entry(text.to_string())
+                    .or_insert_with(|| PendingLocal {
+                        type_text: ty.map(str::to_string),
+                        line: super::line_of(name),
+                        reported: false,
+                    });
+            }
             Place::Global => {
                 out.push(cx.binding(RefKind::Local, text, ty, name));
                 s.file_names.insert(text.to_string());
@@ -718,7 +718,7 @@ fn report_local(callee: Node, cx: &Cx, out: &mut Vec<RawRef>) {
         if at >= s.function_end {
             return;
         }
-        if let Some(local) = s.locals.iter_mut().find(|l| l.name == name) {
+        if let Some(local) = s.locals.get_mut(name) {
             if !local.reported {
                 local.reported = true;
                 let mut r = cx.binding(RefKind::Local, name, local.type_text.as_deref(), head);
@@ -793,8 +793,7 @@ fn function_value(ident: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let at = ident.start_byte();
     let bound = STATE.with(|s| {
         let s = s.borrow();
-        (at < s.function_end && s.locals.iter().any(|l| l.name == name))
-            || s.file_names.contains(name)
+        (at < s.function_end && s.locals.contains_key(name)) || s.file_names.contains(name)
     });
     if !bound {
         out.push(cx.reference(RefKind::Reference, name, ident));
@@ -846,34 +845,40 @@ fn function_declarator(mut d: Node) -> Option<Node> {
 /// -> `Foo` (a smart pointer is used like the object). Builtin types, `auto` and
 /// `decltype(..)` have none.
 fn type_name(t: Node, cx: &Cx) -> Option<String> {
-    match t.kind() {
-        "type_identifier" => Some(cx.text(t).to_string()),
-        "struct_specifier" | "union_specifier" | "enum_specifier" | "class_specifier" => {
-            type_name(t.child_by_field_name("name")?, cx)
-        }
-        "qualified_identifier" | "template_type" => {
-            let mut inner = t;
-            while inner.kind() == "qualified_identifier" {
-                inner = inner.child_by_field_name("name")?;
+    // Smart pointers nest without bound in hostile input: followed in a loop, not by
+    // recursion.
+    let mut t = t;
+    loop {
+        match t.kind() {
+            "type_identifier" => return Some(cx.text(t).to_string()),
+            "struct_specifier" | "union_specifier" | "enum_specifier" | "class_specifier" => {
+                t = t.child_by_field_name("name")?;
             }
-            if inner.kind() == "template_type"
-                && matches!(cx.field(inner, "name"), Some("unique_ptr" | "shared_ptr"))
-            {
-                return first_type_argument(inner, cx);
+            "qualified_identifier" | "template_type" => {
+                let mut inner = t;
+                while inner.kind() == "qualified_identifier" {
+                    inner = inner.child_by_field_name("name")?;
+                }
+                if inner.kind() == "template_type"
+                    && matches!(cx.field(inner, "name"), Some("unique_ptr" | "shared_ptr"))
+                {
+                    t = first_type_argument(inner)?;
+                    continue;
+                }
+                let name = strip_template_args(cx.text(t)).replace("::", ".");
+                return Some(name.replace(' ', ""));
             }
-            let name = strip_template_args(cx.text(t)).replace("::", ".");
-            Some(name.replace(' ', ""))
+            _ => return None,
         }
-        _ => None,
     }
 }
 
-/// The first type argument of `T<A, ..>` as a type name.
-fn first_type_argument(template: Node, cx: &Cx) -> Option<String> {
+/// The first type argument of `T<A, ..>`.
+fn first_type_argument(template: Node) -> Option<Node> {
     let args = template.child_by_field_name("arguments")?;
     let mut c = args.walk();
     let first = args.named_children(&mut c).next()?;
-    type_name(first.child_by_field_name("type")?, cx)
+    first.child_by_field_name("type")
 }
 
 /// The type `std::make_unique<Foo>` / `make_shared<Foo>` makes, given the callee.
@@ -887,7 +892,7 @@ fn made_type(callee: Node, cx: &Cx) -> Option<String> {
     {
         return None;
     }
-    first_type_argument(f, cx)
+    type_name(first_type_argument(f)?, cx)
 }
 
 /// The type of an `auto` variable from its initializer: `new Foo(..)` is a `Foo`,
@@ -948,5 +953,38 @@ fn using_import(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
             Some((module, name)) => out.push(cx.import(module, name, None, node)),
             None => out.push(cx.import(&path, "", None, node)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::lang::testing::{extract_on_worker, names, nest};
+    use crate::model::RefKind;
+
+    #[test]
+    fn smart_pointers_of_smart_pointers_are_unwrapped_in_a_loop() {
+        let src = "void f() { std::unique_ptr<std::shared_ptr<Foo>> p; p->run(); }\n";
+        let x = extract_on_worker("a.cpp", src.into());
+        let p = x.refs.iter().find(|r| r.kind == RefKind::Local).unwrap();
+        assert_eq!((p.name.as_str(), p.module.as_deref()), ("p", Some("Foo")));
+        let deep = format!(
+            "void f() {{ {} p; p->run(); }}\n",
+            nest("std::unique_ptr<", "Foo", ">", 10_000)
+        );
+        // Followed by recursion, this exhausted the stack (when parsed within its budget).
+        extract_on_worker("b.cpp", deep);
+    }
+
+    #[test]
+    fn a_long_declaration_defines_its_first_declarators_in_linear_time() {
+        let names_list: Vec<String> = (0..2_000).map(|i| format!("t{i}")).collect();
+        let src = format!("typedef int {};\n", names_list.join(", "));
+        let x = extract_on_worker("a.c", src);
+        assert_eq!(x.nodes.len(), 1 + super::MAX_DECLARATORS);
+        assert_eq!(x.nodes[1].name, "t0");
+        let x = extract_on_worker("b.c", "typedef int A, *PA;\nint n = 1;\n".into());
+        let defs: Vec<&str> = x.nodes[1..].iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(defs, ["A", "PA"]);
+        assert!(names(&x, RefKind::Call).is_empty());
     }
 }

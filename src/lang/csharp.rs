@@ -305,11 +305,14 @@ fn arg_type(arg: Node, cx: &Cx) -> Option<String> {
 /// A type worth looking up: a named type without type arguments (`Foo?` is `Foo`).
 /// Predefined, array, tuple and pointer types, and `var`, bind no type.
 fn type_text(ty: Node, cx: &Cx) -> Option<String> {
+    let mut ty = ty;
+    while ty.kind() == "nullable_type" {
+        ty = ty.named_child(0)?;
+    }
     match ty.kind() {
         "identifier" | "qualified_name" | "generic_name" => {
             Some(strip_type_args(cx.text(ty), '<', '>'))
         }
-        "nullable_type" => ty.named_child(0).and_then(|t| type_text(t, cx)),
         _ => None,
     }
 }
@@ -472,5 +475,22 @@ fn using(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
         out.push(cx.import(&path, "*", None, node));
     } else {
         out.push(cx.import(&path, "", None, node));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::lang::testing::extract_on_worker;
+    use crate::model::RefKind;
+
+    #[test]
+    fn a_nullable_type_binds_its_underlying_type() {
+        let src = "class C { void F() { Foo? x = null; x.Run(); } }\n";
+        let x = extract_on_worker("a.cs", src.into());
+        let local = x
+            .refs
+            .iter()
+            .find(|r| r.kind == RefKind::Local && r.name == "x");
+        assert_eq!(local.and_then(|r| r.module.as_deref()), Some("Foo"));
     }
 }

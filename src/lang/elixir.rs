@@ -300,17 +300,16 @@ fn is_function_head(node: Node, cx: &Cx) -> bool {
 /// The name of a definition head: `f(x)`, `f(x) when g`, `f` (no parentheses), `a + b`
 /// (an operator definition: the operator is the name).
 fn function_name(head: Node) -> Option<Node> {
+    let mut head = head;
+    // `f(x) when a when b`: guards may chain without bound.
+    while head.kind() == "binary_operator" && head.child_by_field_name("operator")?.kind() == "when"
+    {
+        head = head.child_by_field_name("left")?;
+    }
     match head.kind() {
         "call" => head.child_by_field_name("target"),
         "identifier" => Some(head),
-        "binary_operator" => {
-            let operator = head.child_by_field_name("operator")?;
-            if operator.kind() == "when" {
-                function_name(head.child_by_field_name("left")?)
-            } else {
-                Some(operator)
-            }
-        }
+        "binary_operator" => head.child_by_field_name("operator"),
         _ => None,
     }
 }
@@ -432,4 +431,20 @@ fn enclosing_module<'a>(node: Node, cx: &Cx<'a>) -> Option<&'a str> {
         cur = n.parent();
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::lang::testing::extract_on_worker;
+
+    #[test]
+    fn chained_guards_name_the_function() {
+        let src = "defmodule M do\n  def f(x) when is_map(x) when x == 1 do\n    x\n  end\nend\n";
+        let x = extract_on_worker("m.ex", src.into());
+        let defs: Vec<&str> = x.nodes[1..]
+            .iter()
+            .map(|n| n.qualified_name.as_str())
+            .collect();
+        assert_eq!(defs, ["M", "M.f"]);
+    }
 }

@@ -12,7 +12,7 @@
 //! A type declaration that error recovery broke up is recovered from the error node.
 //! The module name is the declared `package`, else the file's directory, dotted.
 
-use super::{Cx, Def, Rules};
+use super::{Cx, Def, Rules, MAX_NESTING};
 use crate::model::{NodeKind, RawRef, RefKind};
 use tree_sitter::Node;
 
@@ -276,6 +276,13 @@ pub(super) fn with_args(
 /// The type of an argument where the text shows it: literals, casts, `new T(...)`, and
 /// string concatenations.
 fn arg_type(arg: Node, cx: &Cx) -> Option<String> {
+    arg_type_at(arg, cx, 0)
+}
+
+fn arg_type_at(arg: Node, cx: &Cx, depth: u32) -> Option<String> {
+    if depth > MAX_NESTING {
+        return None;
+    }
     let ty = match arg.kind() {
         "string_literal" | "text_block" => "String",
         "character_literal" => "char",
@@ -303,13 +310,13 @@ fn arg_type(arg: Node, cx: &Cx) -> Option<String> {
         }
         "parenthesized_expression" | "unary_expression" => {
             let inner = arg.named_child(arg.named_child_count().checked_sub(1)? as u32)?;
-            return arg_type(inner, cx);
+            return arg_type_at(inner, cx, depth + 1);
         }
         // `"n = " + n` is a string.
         "binary_expression" if cx.field(arg, "operator") == Some("+") => {
             let left = arg.child_by_field_name("left")?;
             let right = arg.child_by_field_name("right")?;
-            let string = |n: Node| arg_type(n, cx).is_some_and(|t| t == "String");
+            let string = |n: Node| arg_type_at(n, cx, depth + 1).is_some_and(|t| t == "String");
             return (string(left) || string(right)).then(|| "String".to_string());
         }
         _ => return None,
@@ -511,4 +518,27 @@ pub(super) fn strip_type_args(text: &str, open: char, close: char) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::lang::testing::{extract_on_worker, nest};
+    use crate::model::RefKind;
+
+    #[test]
+    fn argument_types_look_into_a_bounded_depth() {
+        let src = "class C { void f() { g((\"n = \" + n), -(1)); } }\n";
+        let x = extract_on_worker("C.java", src.into());
+        let call = x.refs.iter().find(|r| r.kind == RefKind::Call).unwrap();
+        assert_eq!(call.module.as_deref(), Some("String,int"));
+        let deep = format!(
+            "class C {{ void f() {{ g({}); }} }}\n",
+            nest("(", "\"s\"", ")", 10_000)
+        );
+        // Followed by recursion, this exhausted the stack.
+        let x = extract_on_worker("D.java", deep);
+        if let Some(call) = x.refs.iter().find(|r| r.kind == RefKind::Call) {
+            assert_eq!(call.module.as_deref(), Some("_"));
+        }
+    }
 }

@@ -25,7 +25,7 @@
 //! `this.x = new Foo()` in methods, and functions passed as arguments (`xs.map(fn)`,
 //! `setTimeout(this.tick)`) as references.
 
-use super::{dotted_module, unquote, Cx, Def, Rules};
+use super::{dotted_module, unquote, Cx, Def, Rules, MAX_NESTING};
 use crate::model::{NodeKind, RawRef, RefKind};
 use tree_sitter::Node;
 
@@ -801,24 +801,31 @@ fn parameters(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 
 /// Every name a binding pattern declares, untyped: `a`, `{a, b: c}`, `[d, ...e]`, `f = 1`.
 fn bind_pattern(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
+    bind_pattern_at(node, cx, out, 0);
+}
+
+fn bind_pattern_at(node: Node, cx: &Cx, out: &mut Vec<RawRef>, depth: u32) {
+    if depth > MAX_NESTING {
+        return;
+    }
     match node.kind() {
         "identifier" | "shorthand_property_identifier_pattern" => {
             out.push(cx.binding(RefKind::Local, cx.text(node), None, node))
         }
         "assignment_pattern" | "object_assignment_pattern" => {
             if let Some(left) = node.child_by_field_name("left") {
-                bind_pattern(left, cx, out);
+                bind_pattern_at(left, cx, out, depth + 1);
             }
         }
         "pair_pattern" => {
             if let Some(value) = node.child_by_field_name("value") {
-                bind_pattern(value, cx, out);
+                bind_pattern_at(value, cx, out, depth + 1);
             }
         }
         "object_pattern" | "array_pattern" | "rest_pattern" => {
             let mut c = node.walk();
             for child in node.named_children(&mut c) {
-                bind_pattern(child, cx, out);
+                bind_pattern_at(child, cx, out, depth + 1);
             }
         }
         _ => {}
@@ -917,6 +924,10 @@ fn callback(arg: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 /// The type a value was built with: `new Foo()` -> `Foo()`, `make()` -> `make()` (what the
 /// call returns), `x as Foo` -> `Foo`.
 fn value_type(value: Node, cx: &Cx) -> Option<String> {
+    let mut value = value;
+    while value.kind() == "parenthesized_expression" {
+        value = value.named_child(0)?;
+    }
     match value.kind() {
         "new_expression" => {
             let c = value.child_by_field_name("constructor")?;
@@ -933,7 +944,6 @@ fn value_type(value: Node, cx: &Cx) -> Option<String> {
             let t = value.named_child(1)?;
             simple_type(t, cx).map(str::to_string)
         }
-        "parenthesized_expression" => value_type(value.named_child(0)?, cx),
         _ => None,
     }
 }
@@ -950,10 +960,17 @@ fn annotation<'a>(node: Node, cx: &Cx<'a>) -> Option<&'a str> {
 /// `Foo`, `ns.Foo`, `Foo<T>` -> `Foo`, `Foo | null` -> `Foo`. Arrays, functions, object
 /// literals and primitive types have no members to resolve.
 fn simple_type<'a>(t: Node, cx: &Cx<'a>) -> Option<&'a str> {
+    simple_type_at(t, cx, 0)
+}
+
+fn simple_type_at<'a>(t: Node, cx: &Cx<'a>, depth: u32) -> Option<&'a str> {
+    if depth > MAX_NESTING {
+        return None;
+    }
     match t.kind() {
         "type_identifier" | "nested_type_identifier" | "identifier" => Some(cx.text(t)),
         "generic_type" => t.child_by_field_name("name").map(|n| cx.text(n)),
-        "parenthesized_type" => simple_type(t.named_child(0)?, cx),
+        "parenthesized_type" => simple_type_at(t.named_child(0)?, cx, depth + 1),
         "union_type" => {
             // `Foo | null | undefined`: the one type that is not nullish.
             let mut found = None;
@@ -968,7 +985,7 @@ fn simple_type<'a>(t: Node, cx: &Cx<'a>) -> Option<&'a str> {
                 if found.is_some() {
                     return None;
                 }
-                found = Some(simple_type(member, cx)?);
+                found = Some(simple_type_at(member, cx, depth + 1)?);
             }
             found
         }
@@ -989,4 +1006,27 @@ fn is_require(value: Node, cx: &Cx) -> bool {
     };
     call.child_by_field_name("function")
         .is_some_and(|f| f.kind() == "identifier" && cx.text(f) == "require")
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::lang::testing::{extract_on_worker, names, nest};
+    use crate::model::RefKind;
+
+    #[test]
+    fn deeply_nested_patterns_and_parentheses_do_not_exhaust_the_stack() {
+        let src = "function f() { const {a, b: [c, ...d]} = o; let e = ((new Foo())); }\n";
+        let x = extract_on_worker("a.js", src.into());
+        assert_eq!(names(&x, RefKind::Local), ["a", "c", "d", "e"]);
+        let e = x.refs.iter().find(|r| r.name == "e").unwrap();
+        assert_eq!(e.module.as_deref(), Some("Foo()"));
+        for deep in [
+            format!("const {} = x;\n", nest("{a: ", "b", "}", 10_000)),
+            format!("let y = {};\n", nest("(", "new Foo()", ")", 10_000)),
+            format!("let z: {} = y;\n", nest("(", "Foo", ")", 10_000)),
+        ] {
+            // Followed by recursion, the first exhausted the stack.
+            extract_on_worker("b.ts", deep);
+        }
+    }
 }

@@ -346,11 +346,11 @@ fn arg_type(arg: Node, cx: &Cx) -> Option<String> {
 /// A type worth looking up: a user type (nullable or not) without its type arguments.
 /// Function types bind no type.
 fn type_text(ty: Node, cx: &Cx) -> Option<String> {
-    match ty.kind() {
-        "user_type" => Some(strip_type_args(cx.text(ty), '<', '>')),
-        "nullable_type" | "parenthesized_type" => ty.named_child(0).and_then(|t| type_text(t, cx)),
-        _ => None,
+    let mut ty = ty;
+    while matches!(ty.kind(), "nullable_type" | "parenthesized_type") {
+        ty = ty.named_child(0)?;
     }
+    (ty.kind() == "user_type").then(|| strip_type_args(cx.text(ty), '<', '>'))
 }
 
 /// `Foo()` or `a.b.make()` as the value's type: `callee()` (the class, when a class is called).
@@ -482,12 +482,16 @@ fn holds_misparsed_class(expr: Node, cx: &Cx) -> bool {
 /// The annotations of an annotated expression; with `nested`, also those of the annotated
 /// expressions inside it (`@A("x") @B("y")` nests the second in the first).
 fn annotations_in_expression(expr: Node, nested: bool, cx: &Cx, out: &mut Vec<RawRef>) {
-    let mut c = expr.walk();
-    for child in expr.named_children(&mut c) {
-        match child.kind() {
-            "annotation" => annotation(child, cx, out),
-            "annotated_expression" if nested => annotations_in_expression(child, true, cx, out),
-            _ => {}
+    // The nested ones form a chain, one per annotation: followed in a loop.
+    let mut next = Some(expr);
+    while let Some(expr) = next.take() {
+        let mut c = expr.walk();
+        for child in expr.named_children(&mut c) {
+            match child.kind() {
+                "annotation" => annotation(child, cx, out),
+                "annotated_expression" if nested && next.is_none() => next = Some(child),
+                _ => {}
+            }
         }
     }
 }
@@ -657,4 +661,30 @@ fn import(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let alias = child_of_kind(node, "identifier").map(|a| cx.text(a));
     let (module, name) = path.rsplit_once('.').unwrap_or(("", &path));
     out.push(cx.import(module, name, alias, node));
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::lang::testing::{extract_on_worker, nest};
+    use crate::model::RefKind;
+
+    #[test]
+    fn nested_types_and_annotation_chains_are_followed_in_loops() {
+        let x = extract_on_worker(
+            "a.kt",
+            "fun f() {\n    val x: ((Foo))? = y\n    x.run()\n}\n".into(),
+        );
+        let local = x
+            .refs
+            .iter()
+            .find(|r| r.kind == RefKind::Local && r.name == "x");
+        assert_eq!(local.and_then(|r| r.module.as_deref()), Some("Foo"));
+        for deep in [
+            format!("val x: {}? = y\n", nest("(", "Foo", ")", 10_000)),
+            format!("{}class C\n", "@A(1) ".repeat(10_000)),
+        ] {
+            // Followed by recursion, these could exhaust the stack.
+            extract_on_worker("b.kt", deep);
+        }
+    }
 }
