@@ -14,7 +14,21 @@
 
 use super::{Cx, Def, Rules, MAX_NESTING};
 use crate::model::{NodeKind, RawRef, RefKind};
+use std::cell::RefCell;
+use std::collections::HashSet;
 use tree_sitter::Node;
+
+/// Declarators of one field declaration that may define constants. Each finds its field
+/// through tree-sitter's parent lookup, which walks past every earlier sibling: time
+/// quadratic in the length of `int a, b, ...;`.
+const MAX_DECLARATORS: usize = 256;
+
+thread_local! {
+    /// The first declarators of the field declarations being walked, by node id: the walk
+    /// visits a declaration right before its declarators, and other declarators (of
+    /// locals) never define constants, so they need not look for their parent at all.
+    static FIELD_DECLARATORS: RefCell<HashSet<usize>> = RefCell::new(HashSet::new());
+}
 
 pub struct Java;
 
@@ -30,7 +44,21 @@ impl Rules for Java {
             | "constructor_declaration"
             | "compact_constructor_declaration"
             | "annotation_type_element_declaration" => NodeKind::Method,
-            "variable_declarator" => return constant(node, cx),
+            "field_declaration" | "constant_declaration" => {
+                let mut c = node.walk();
+                let ids: Vec<usize> = node
+                    .children_by_field_name("declarator", &mut c)
+                    .take(MAX_DECLARATORS)
+                    .map(|d| d.id())
+                    .collect();
+                FIELD_DECLARATORS.with(|f| f.borrow_mut().extend(ids));
+                return None;
+            }
+            "variable_declarator"
+                if FIELD_DECLARATORS.with(|f| f.borrow().contains(&node.id())) =>
+            {
+                return constant(node, cx)
+            }
             "ERROR" => {
                 return recovered_type(
                     node,
@@ -128,7 +156,9 @@ impl Rules for Java {
             | "constructor_declaration"
             | "compact_constructor_declaration"
             | "annotation_type_element_declaration" => annotations(node, cx, out),
-            "variable_declarator" => {
+            "variable_declarator"
+                if FIELD_DECLARATORS.with(|f| f.borrow_mut().remove(&node.id())) =>
+            {
                 // A constant's annotations sit on the shared field declaration.
                 if let Some(field) = node.parent().filter(|p| is_constant_field(*p, cx)) {
                     annotations(field, cx, out);
@@ -237,6 +267,8 @@ impl Rules for Java {
     }
 
     fn module_name(&self, path: &str, root: Node, cx: &Cx) -> String {
+        // A new file: no declarator of a previous file's walk may linger.
+        FIELD_DECLARATORS.with(|f| f.borrow_mut().clear());
         let mut c = root.walk();
         let declared = root
             .named_children(&mut c)
@@ -540,5 +572,22 @@ mod tests {
         if let Some(call) = x.refs.iter().find(|r| r.kind == RefKind::Call) {
             assert_eq!(call.module.as_deref(), Some("_"));
         }
+    }
+
+    #[test]
+    fn a_long_field_declaration_defines_its_first_constants() {
+        let src = "interface I { int A = 1, B = 2; }\nclass C { @X static final int D = 1; int e; void f() { int G = 1; } }\n";
+        let x = extract_on_worker("C.java", src.into());
+        let constants: Vec<&str> = x.nodes[1..]
+            .iter()
+            .filter(|n| n.kind == crate::model::NodeKind::Constant)
+            .map(|n| n.name.as_str())
+            .collect();
+        assert_eq!(constants, ["A", "B", "D"]);
+        assert!(x.refs.iter().any(|r| r.kind == RefKind::Decorator && r.name == "X"));
+        let many: Vec<String> = (0..2_000).map(|i| format!("A{i} = {i}")).collect();
+        let src = format!("interface I {{ int {}; }}\n", many.join(", "));
+        let x = extract_on_worker("D.java", src);
+        assert_eq!(x.nodes.len(), 2 + super::MAX_DECLARATORS);
     }
 }
