@@ -6,12 +6,14 @@
 //! project's database lives), `artifact` (the committed, compressed copy of the database).
 
 pub mod artifact;
+pub mod eval;
 pub mod extract;
 pub mod index;
 pub mod lang;
 pub mod model;
 pub mod project;
 pub mod query;
+pub mod rank;
 pub mod redact;
 pub mod resolve;
 pub mod staging;

@@ -5,7 +5,7 @@ use clap::{Args, Parser, Subcommand};
 use codebase_indexer::index::{self, IndexOptions, IndexSummary};
 use codebase_indexer::model::NodeKind;
 use codebase_indexer::store::{self, Mode};
-use codebase_indexer::{artifact, project, query, staging, trace};
+use codebase_indexer::{artifact, eval, project, query, rank, staging, trace};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -111,6 +111,29 @@ enum Command {
         /// Only this kind (Function, Method, Class, Interface, Enum, Type, Constant, Module, File).
         #[arg(long)]
         kind: Option<String>,
+        #[command(flatten)]
+        target: Target,
+    },
+    /// Files ranked for a natural-language query (an issue text, a question, a traceback).
+    RankFiles {
+        /// The query; `-` reads it from standard input.
+        query: String,
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        #[command(flatten)]
+        target: Target,
+    },
+    /// Measure retrieval on tasks with known answers: Acc@k, MRR, in-budget recall and latency,
+    /// against a BM25 baseline over whole files.
+    Eval {
+        /// JSON lines: {"id", "query", "gold_files": [...], "gold_symbols": [...]?}.
+        tasks: PathBuf,
+        /// Cut-offs for Acc@k.
+        #[arg(long, value_delimiter = ',', default_value = "1,3,5,10")]
+        k: Vec<usize>,
+        /// Token budgets for in-budget recall.
+        #[arg(long, value_delimiter = ',', default_value = "4000,13000,27000")]
+        budgets: Vec<usize>,
         #[command(flatten)]
         target: Target,
     },
@@ -388,6 +411,47 @@ fn run(cli: Cli) -> Result<()> {
                     writeln!(out, "          {sig}")?;
                 }
             }
+            Ok(())
+        }
+        Command::RankFiles {
+            query,
+            limit,
+            target,
+        } => {
+            let query = if query == "-" {
+                std::io::read_to_string(std::io::stdin()).context("cannot read the query")?
+            } else {
+                query
+            };
+            let conn = open_for_query(&target)?;
+            let ranked = rank::rank_files(&conn, &query, limit)?;
+            if target.json {
+                return print_json(&ranked);
+            }
+            for f in ranked {
+                writeln!(
+                    out,
+                    "{:>7.4}  {}  {}",
+                    f.score,
+                    f.path,
+                    f.symbol.as_deref().unwrap_or("")
+                )?;
+            }
+            Ok(())
+        }
+        Command::Eval {
+            tasks,
+            k,
+            budgets,
+            target,
+        } => {
+            let tasks = eval::read_tasks(&tasks)?;
+            let conn = open_for_query(&target)?;
+            let report = eval::run(&conn, &tasks, &eval::EvalOptions { k, budgets })?;
+            if target.json {
+                return print_json(&report);
+            }
+            eval::print(&report, &mut out)?;
             Ok(())
         }
         Command::TraceCallers(args) => print_trace(args, trace::Direction::Callers),

@@ -382,3 +382,56 @@ fn artifact_export_import_and_queries_on_the_compressed_file() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("out of range"));
 }
+
+#[test]
+fn rank_files_and_eval_speak_json() {
+    let repo = fixture();
+    let cache = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    json(&indexer(
+        cache.path(),
+        root,
+        &["index", ".", "--no-artifact", "--json"],
+    ));
+
+    let ranked = json(&indexer(
+        cache.path(),
+        root,
+        &["rank-files", "parsing an HTTP request fails", "--json"],
+    ));
+    assert_eq!(ranked[0]["path"], "svc/http.py");
+    assert!(ranked[0]["score"].as_f64().unwrap() > 0.0);
+    assert_eq!(ranked[0]["symbol"], "svc.http.HttpClient.parseHTTPRequest");
+
+    let tasks = root.join("tasks.jsonl");
+    std::fs::write(
+        &tasks,
+        "{\"id\": \"t1\", \"query\": \"user name lookup\", \"gold_files\": [\"svc/util.go\"], \"release\": \"1.0\"}\n\n\
+         {\"id\": \"t2\", \"query\": \"http\", \"gold_files\": [\"gone.py\"]}\n",
+    )
+    .unwrap();
+    let report = json(&indexer(
+        cache.path(),
+        root,
+        &[
+            "eval",
+            "tasks.jsonl",
+            "--k",
+            "1,5",
+            "--budgets",
+            "500",
+            "--json",
+        ],
+    ));
+    assert_eq!(report["systems"], serde_json::json!(["indexer", "bm25"]));
+    assert_eq!(report["excluded"], serde_json::json!(["t2"]));
+    assert_eq!(report["tasks"][0]["results"]["indexer"]["rank"], 1);
+    assert_eq!(report["summary"]["indexer"]["acc_at"]["1"], 1.0);
+    assert!(report["summary"]["bm25"]["latency_ms"]["p95"].is_number());
+
+    std::fs::write(&tasks, "{\"id\": \"t1\"}\n").unwrap();
+    let out = indexer(cache.path(), root, &["eval", "tasks.jsonl"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("tasks.jsonl:1: not a task"), "{err}");
+}

@@ -1,0 +1,293 @@
+//! Files ranked for a natural-language query (an issue text, a question, a traceback): the
+//! primitive that `rank-files`, the evaluation and the context packers share.
+//!
+//! What the numbers on the Django SWE-bench tasks supported (see README, "Retrieval
+//! evaluation"), and nothing else:
+//! - each file scores as its best definition's BM25 over name, qualified name, sub-tokens,
+//!   signature and docstring (`nodes_fts`), for any of the query's words;
+//! - tests, migrations and documentation weigh less: a query about behaviour is answered by
+//!   the code that has it;
+//! - identifiers and paths written as code in the query (`QuerySet.update`, `get_user_model`,
+//!   `models/query.py`) name files directly; that list is fused with the first by reciprocal
+//!   rank.
+//!
+//! Tried and left out, for no gain: a whole-file text score, graph centrality personalized to
+//! the first hits, summing a file's best definitions instead of taking the best.
+
+use crate::lang;
+use crate::store::writer::FLAG_TEST;
+use crate::text::split_identifier;
+use anyhow::{bail, Result};
+use rusqlite::Connection;
+use serde::Serialize;
+use std::collections::{BTreeSet, HashMap};
+
+/// A file, its score for the query (higher is better) and the definition that earned it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RankedFile {
+    pub path: String,
+    pub score: f64,
+    /// The best-matching definition's qualified name (absent for files named by path only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
+}
+
+/// Definitions read per query: enough for every file in reach of the top; more only costs.
+const TOP_DEFINITIONS: usize = 500;
+/// Column weights of `nodes_fts`: name, qualified name, sub-tokens, signature, docstring.
+const BM25_WEIGHTS: &str = "10.0, 4.0, 6.0, 1.0, 0.5";
+/// Score factor of tests, migrations and documentation.
+const SECONDARY: f64 = 0.3;
+/// Reciprocal rank fusion: the usual constant, and the weight of the list of files the query
+/// names as code.
+const RRF_K: f64 = 60.0;
+const NAMED_WEIGHT: f64 = 0.5;
+/// A name defined in more files than this names none of them in particular.
+const NAMED_MAX_FILES: usize = 20;
+
+/// Words that carry no meaning for code search.
+const STOPWORDS: &[&str] = &[
+    "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been",
+    "before", "being", "but", "by", "can", "cannot", "could", "did", "do", "does", "don", "for",
+    "from", "had", "has", "have", "he", "her", "his", "how", "if", "in", "into", "is", "it", "its",
+    "just", "me", "my", "no", "not", "of", "on", "only", "or", "our", "she", "should", "so",
+    "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they",
+    "this", "those", "to", "too", "very", "was", "we", "were", "what", "when", "where", "which",
+    "who", "why", "will", "with", "would", "you", "your",
+];
+
+/// Calls `emit` with every search word of `text`: identifiers and words split into lowercase
+/// sub-tokens (`getUserName` gives `get`, `user`, `name`), stopwords and one-letter words
+/// left out. A compound identifier is also emitted whole (`getusername`, `get_user_name`)
+/// when `whole` is set.
+pub fn words(text: &str, whole: bool, mut emit: impl FnMut(&str)) {
+    for raw in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+        if raw.is_empty() {
+            continue;
+        }
+        let split = split_identifier(raw);
+        let mut parts = 0;
+        for part in split.split(' ').filter(|p| keep(p)) {
+            emit(part);
+            parts += 1;
+        }
+        if whole && parts > 1 {
+            let lower = raw.to_lowercase();
+            if keep(&lower) {
+                emit(&lower);
+            }
+        }
+    }
+}
+
+fn keep(word: &str) -> bool {
+    word.chars().nth(1).is_some() && STOPWORDS.binary_search(&word).is_err()
+}
+
+/// The files that best answer `query`, best first, at most `limit`.
+pub fn rank_files(conn: &Connection, query: &str, limit: usize) -> Result<Vec<RankedFile>> {
+    let mut terms = BTreeSet::new();
+    words(query, false, |w| {
+        terms.insert(w.to_string());
+    });
+    if terms.is_empty() {
+        bail!("the query {query:?} has no words to look for");
+    }
+    let by_definition = by_best_definition(conn, &terms)?;
+    let named = named_files(conn, query)?;
+
+    // Reciprocal rank fusion of the two lists; a file in neither is not ranked.
+    let mut fused: HashMap<i64, (f64, Option<String>)> = HashMap::new();
+    for (rank, (file, symbol)) in by_definition.into_iter().enumerate() {
+        fused.insert(file, (1.0 / (RRF_K + rank as f64 + 1.0), Some(symbol)));
+    }
+    for (rank, file) in named.into_iter().enumerate() {
+        fused.entry(file).or_insert((0.0, None)).0 += NAMED_WEIGHT / (RRF_K + rank as f64 + 1.0);
+    }
+    let mut ranked: Vec<RankedFile> = Vec::with_capacity(fused.len());
+    let mut path_of = conn.prepare_cached("SELECT path FROM files WHERE id = ?1")?;
+    for (file, (score, symbol)) in fused {
+        let path: String = path_of.query_row([file], |r| r.get(0))?;
+        ranked.push(RankedFile {
+            path,
+            // Scaled so that a first place in the definitions' list alone scores 1.
+            score: (score * (RRF_K + 1.0) * 1e4).round() / 1e4,
+            symbol,
+        });
+    }
+    ranked.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    ranked.truncate(limit);
+    Ok(ranked)
+}
+
+/// Files by their best definition's weighted BM25 for any of `terms`, secondary files
+/// discounted, with that definition's qualified name.
+fn by_best_definition(conn: &Connection, terms: &BTreeSet<String>) -> Result<Vec<(i64, String)>> {
+    let fts_query = terms
+        .iter()
+        .map(|t| format!("\"{t}\""))
+        .collect::<Vec<_>>()
+        .join(" OR ");
+    let mut q = conn.prepare_cached(&format!(
+        "SELECT n.file_id, n.qualified_name, t.score, f.path, f.language, f.flags \
+         FROM (SELECT rowid, -bm25(nodes_fts, {BM25_WEIGHTS}) AS score FROM nodes_fts \
+               WHERE nodes_fts MATCH ?1 ORDER BY bm25(nodes_fts, {BM25_WEIGHTS}) LIMIT ?2) t \
+         JOIN nodes n ON n.id = t.rowid JOIN files f ON f.id = n.file_id"
+    ))?;
+    let mut best: HashMap<i64, (f64, String)> = HashMap::new();
+    let mut rows = q.query(rusqlite::params![fts_query, TOP_DEFINITIONS as i64])?;
+    while let Some(r) = rows.next()? {
+        let file: i64 = r.get(0)?;
+        let symbol: String = r.get(1)?;
+        let path: String = r.get(3)?;
+        let language: String = r.get(4)?;
+        let score = r.get::<_, f64>(2)? * weight(&path, &language, r.get(5)?);
+        let entry = best.entry(file).or_insert((f64::MIN, String::new()));
+        // Ties go to the first qualified name, whatever order SQLite returns rows in.
+        if score > entry.0 || (score == entry.0 && symbol < entry.1) {
+            *entry = (score, symbol);
+        }
+    }
+    let mut files: Vec<(i64, f64, String)> =
+        best.into_iter().map(|(f, (s, q))| (f, s, q)).collect();
+    files.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.2.cmp(&b.2)));
+    Ok(files.into_iter().map(|(f, _, q)| (f, q)).collect())
+}
+
+/// 1 for code, less for tests, migrations and documentation.
+fn weight(path: &str, language: &str, flags: i64) -> f64 {
+    let secondary = flags & FLAG_TEST != 0
+        || path.contains("/migrations/")
+        || lang::by_name(language).is_none();
+    if secondary {
+        SECONDARY
+    } else {
+        1.0
+    }
+}
+
+/// Files the query names as code, most clearly named first: paths (`db/models/query.py`),
+/// and definitions whose name is written as an identifier (`QuerySet.update`,
+/// `get_user_model`, `ForeignKey`); a name defined in many files names none of them.
+fn named_files(conn: &Connection, query: &str) -> Result<Vec<i64>> {
+    let mut named: HashMap<i64, f64> = HashMap::new();
+    let mut by_name = conn.prepare_cached(
+        "SELECT DISTINCT n.file_id, f.path, f.language, f.flags FROM nodes n \
+         JOIN files f ON f.id = n.file_id WHERE n.name = ?1 AND n.kind <> 'File'",
+    )?;
+    let mut by_path = conn.prepare_cached(
+        "SELECT id, path, language, flags FROM files WHERE path = ?1 OR path LIKE ?2 ESCAPE '\\'",
+    )?;
+    for token in query.split(|c: char| !(c.is_alphanumeric() || "_./".contains(c))) {
+        let token = token.trim_matches(|c| c == '.' || c == '/');
+        if looks_like_path(token) {
+            let suffix = format!("%/{}", token.replace('%', "\\%").replace('_', "\\_"));
+            let rows = by_path.query_map([token, suffix.as_str()], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get(3)?,
+                ))
+            })?;
+            for row in rows {
+                let (file, path, language, flags) = row?;
+                *named.entry(file).or_default() += 2.0 * weight(&path, &language, flags);
+            }
+            continue;
+        }
+        for part in token.split('.').filter(|p| looks_like_identifier(p)) {
+            let files = by_name
+                .query_map([part], |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, String>(2)?,
+                        r.get(3)?,
+                    ))
+                })?
+                .collect::<rusqlite::Result<Vec<(i64, String, String, i64)>>>()?;
+            if files.is_empty() || files.len() > NAMED_MAX_FILES {
+                continue;
+            }
+            let share = 1.0 / files.len() as f64;
+            for (file, path, language, flags) in files {
+                *named.entry(file).or_default() += share * weight(&path, &language, flags);
+            }
+        }
+    }
+    let mut files: Vec<(i64, f64)> = named.into_iter().collect();
+    files.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    Ok(files.into_iter().map(|(f, _)| f).collect())
+}
+
+/// `query.py`, `django/db/models/query.py`: a file name with an extension of a language.
+fn looks_like_path(token: &str) -> bool {
+    token
+        .rsplit_once('.')
+        .is_some_and(|(stem, _)| !stem.is_empty())
+        && lang::for_path(token).is_some()
+}
+
+/// Written as code, not as a word: `snake_case`, `camelCase`, `CapWords` with an inner
+/// capital, longer than two characters.
+fn looks_like_identifier(word: &str) -> bool {
+    let trimmed = word.trim_matches('_');
+    if trimmed.len() <= 2 || !trimmed.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return false;
+    }
+    let inner_capital = trimmed.chars().skip(1).any(|c| c.is_uppercase())
+        && trimmed.chars().any(|c| c.is_lowercase());
+    trimmed.contains('_') || inner_capital
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stopwords_are_sorted_for_binary_search() {
+        assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn words_are_split_sub_tokens_without_stopwords() {
+        let mut got = Vec::new();
+        words("The getUserName() of a QuerySet, x = 1", true, |w| {
+            got.push(w.to_string())
+        });
+        assert_eq!(
+            got,
+            [
+                "get",
+                "user",
+                "name",
+                "getusername",
+                "query",
+                "set",
+                "queryset"
+            ]
+        );
+        let mut fts = Vec::new();
+        words("get_user_model", false, |w| fts.push(w.to_string()));
+        assert_eq!(fts, ["get", "user", "model"]);
+    }
+
+    #[test]
+    fn code_is_told_from_prose() {
+        for code in ["get_user_model", "QuerySet", "getUser", "__init__x"] {
+            assert!(looks_like_identifier(code), "{code}");
+        }
+        for prose in ["Hello", "queryset", "URL", "a_", "it's"] {
+            assert!(!looks_like_identifier(prose), "{prose}");
+        }
+        assert!(looks_like_path("django/db/models/query.py"));
+        assert!(looks_like_path("query.py"));
+        assert!(!looks_like_path("e.g"));
+        assert!(!looks_like_path(".py"));
+    }
+}

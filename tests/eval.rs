@@ -1,0 +1,120 @@
+//! `indexer rank-files` and `indexer eval` on a small project written by the test: the
+//! ranking puts the code that defines what a query is about first (tests and documentation
+//! after it, a file the query names as code at the top), and the evaluation reports each
+//! task's rank, its misses and exclusions, for this tool and for the BM25 baseline.
+
+mod common;
+
+use codebase_indexer::eval::{self, EvalOptions, Task};
+use codebase_indexer::rank::rank_files;
+use common::{index, write_tree};
+
+fn project() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    write_tree(
+        &root,
+        &[
+            (
+                "shop/invoice.py",
+                "class Invoice:\n    \"\"\"A bill sent to a customer.\"\"\"\n\n    def total_with_tax(self, rate):\n        return self.amount * (1 + rate)\n",
+            ),
+            (
+                "shop/shipping.py",
+                "def shipping_cost(weight, distance):\n    \"\"\"Cost of sending a parcel.\"\"\"\n    return weight * distance\n",
+            ),
+            (
+                "shop/currency.py",
+                "def convert_amount(amount, rate):\n    return amount * rate\n",
+            ),
+            (
+                "tests/test_invoice.py",
+                "from shop.invoice import Invoice\n\ndef test_total_with_tax():\n    assert Invoice().total_with_tax(0.2)\n",
+            ),
+            (
+                "docs/invoice.md",
+                "# Invoice total with tax\n\nThe invoice total with tax is the amount times one plus the tax rate.\n",
+            ),
+        ],
+    );
+    let db = dir.path().join("index.db");
+    index(&root, &db);
+    (dir, db)
+}
+
+#[test]
+fn code_ranks_before_its_tests_and_docs_and_named_files_come_first() {
+    let (_dir, db) = project();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let ranked = rank_files(&conn, "The invoice total with tax is wrong", 10).unwrap();
+    let paths: Vec<&str> = ranked.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths[0], "shop/invoice.py", "{ranked:?}");
+    assert_eq!(
+        ranked[0].symbol.as_deref(),
+        Some("shop.invoice.Invoice.total_with_tax")
+    );
+    let pos = |p: &str| paths.iter().position(|x| *x == p).unwrap();
+    assert!(pos("shop/invoice.py") < pos("tests/test_invoice.py"));
+    assert!(!paths.contains(&"shop/shipping.py"), "{paths:?}");
+    assert!(ranked.windows(2).all(|w| w[0].score >= w[1].score));
+
+    // Named as code: a path, and an identifier defined in one file.
+    let ranked = rank_files(&conn, "tax is wrong, see shop/currency.py", 3).unwrap();
+    assert_eq!(ranked[0].path, "shop/currency.py", "{ranked:?}");
+    let ranked = rank_files(&conn, "the tax for shipping_cost is wrong", 3).unwrap();
+    assert_eq!(ranked[0].path, "shop/shipping.py", "{ranked:?}");
+
+    assert!(rank_files(&conn, "the of a", 3).is_err());
+}
+
+#[test]
+fn eval_reports_ranks_misses_and_exclusions_for_both_systems() {
+    let (_dir, db) = project();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let task = |id: &str, query: &str, gold: &[&str]| Task {
+        id: id.into(),
+        query: query.into(),
+        gold_files: gold.iter().map(|g| g.to_string()).collect(),
+        gold_symbols: Vec::new(),
+    };
+    let tasks = [
+        task("tax", "Invoice total with tax is off", &["shop/invoice.py"]),
+        task(
+            "parcel",
+            "sending a parcel far costs too much",
+            &["shop/shipping.py", "shop/removed.py"],
+        ),
+        task("gone", "anything", &["shop/removed.py"]),
+    ];
+    let opts = EvalOptions {
+        k: vec![1, 3],
+        budgets: vec![1_000_000],
+    };
+    let report = eval::run(&conn, &tasks, &opts).unwrap();
+    assert_eq!(report.excluded, ["gone"]);
+    let parcel = &report.tasks[1];
+    assert_eq!(parcel.gold_files, ["shop/shipping.py"]);
+    assert_eq!(parcel.missing_gold_files, ["shop/removed.py"]);
+    // Whole-file BM25 ranks the documentation and the test, dense with the query's words,
+    // above the code; the tool ranks the code first.
+    let tax = &report.tasks[0].results;
+    assert_eq!(tax["indexer"].rank, Some(1), "{:?}", tax["indexer"].top);
+    assert_eq!(tax["bm25"].rank, Some(3), "{:?}", tax["bm25"].top);
+    assert_eq!(tax["bm25"].top[0], "docs/invoice.md");
+    for system in ["indexer", "bm25"] {
+        assert_eq!(parcel.results[system].rank, Some(1), "{system}");
+        assert_eq!(report.summary[system].tasks, 2);
+        assert_eq!(report.summary[system].in_budget_recall[&1_000_000], 1.0);
+    }
+    let (tool, bm25) = (&report.summary["indexer"], &report.summary["bm25"]);
+    assert_eq!(
+        (tool.acc_at[&1], tool.acc_at[&3], tool.mrr),
+        (1.0, 1.0, 1.0)
+    );
+    // (1/3 + 1) / 2
+    assert_eq!(
+        (bm25.acc_at[&1], bm25.acc_at[&3], bm25.mrr),
+        (0.5, 1.0, 0.6667)
+    );
+    assert!(report.tasks[2].results.is_empty());
+}
