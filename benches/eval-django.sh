@@ -2,7 +2,7 @@
 # Retrieval evaluation on real Django releases (SWE-bench Lite, Django tasks).
 #
 #   benches/eval-django.sh [--tasks FILE] [--work DIR] [--bin PATH] [--k 1,3,5,10]
-#                          [--budgets 13000,27000] [--fake-eval]
+#                          [--budgets 4000,13000,27000] [--fake-eval]
 #
 # Downloads each release's sdist from PyPI once (later runs are offline), moves one
 # index incrementally through the releases in version order, runs `indexer eval` on

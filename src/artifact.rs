@@ -66,6 +66,12 @@ pub fn export(db: &Path, output: &Path, level: i32) -> Result<Option<Manifest>> 
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let manifest_path = dir.join(MANIFEST);
+    let attributes_path = dir.join(".gitattributes");
+    // Whatever a killed export left, before anything else: even an export with nothing to
+    // write must not leave temporaries in a folder that gets committed.
+    for written in [output, &manifest_path, &attributes_path] {
+        staging::remove_stale(written);
+    }
     let (fingerprint, resolution) = {
         let conn = store::open(db, Mode::ReadOnly)?;
         let resolution = store::get_meta(&conn, "resolution")?.unwrap_or_default();
@@ -82,7 +88,6 @@ pub fn export(db: &Path, output: &Path, level: i32) -> Result<Option<Manifest>> 
         }
     }
 
-    staging::remove_stale(output);
     let copy = temp_beside(output, "db");
     let result = (|| {
         canonical_copy(db, &copy)?;
@@ -102,6 +107,7 @@ pub fn export(db: &Path, output: &Path, level: i32) -> Result<Option<Manifest>> 
         compress(&copy, &packed, level).inspect_err(|_| {
             let _ = std::fs::remove_file(&packed);
         })?;
+        let _ = std::fs::remove_file(&copy);
         let artifact_bytes = std::fs::metadata(&packed)?.len();
         let manifest = Manifest {
             schema_version: store::SCHEMA_VERSION,
@@ -121,15 +127,17 @@ pub fn export(db: &Path, output: &Path, level: i32) -> Result<Option<Manifest>> 
         };
         let mut json = serde_json::to_string_pretty(&manifest)?;
         json.push('\n');
-        rename_into_place(&packed, output)?;
-        write_atomically(&manifest_path, json.as_bytes())?;
+        // The manifest goes last: one that matches the tree means the export is complete
+        // (a later export with nothing to do writes nothing).
         let name = output
             .file_name()
             .map_or(FILE.into(), |n| n.to_string_lossy());
         write_atomically(
-            &dir.join(".gitattributes"),
+            &attributes_path,
             format!("{name} binary merge=ours\n").as_bytes(),
         )?;
+        rename_into_place(&packed, output)?;
+        write_atomically(&manifest_path, json.as_bytes())?;
         Ok(manifest)
     })();
     let _ = std::fs::remove_file(&copy);

@@ -150,6 +150,7 @@ fn a_killed_export_leaves_the_previous_artifact_or_the_new_one() {
             m["artifact_bytes"].as_u64(),
             Some(lab.canonical[target].len() as u64)
         );
+        assert!(folder.join(".gitattributes").exists());
         no_leftovers(&folder);
         no_leftovers(&lab.cache);
         hit
