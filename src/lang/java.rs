@@ -584,7 +584,10 @@ mod tests {
             .map(|n| n.name.as_str())
             .collect();
         assert_eq!(constants, ["A", "B", "D"]);
-        assert!(x.refs.iter().any(|r| r.kind == RefKind::Decorator && r.name == "X"));
+        assert!(x
+            .refs
+            .iter()
+            .any(|r| r.kind == RefKind::Decorator && r.name == "X"));
         let many: Vec<String> = (0..2_000).map(|i| format!("A{i} = {i}")).collect();
         let src = format!("interface I {{ int {}; }}\n", many.join(", "));
         let x = extract_on_worker("D.java", src);
