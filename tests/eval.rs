@@ -5,7 +5,7 @@
 
 mod common;
 
-use codebase_indexer::eval::{self, EvalOptions, Task};
+use codebase_indexer::eval::{self, EvalOptions};
 use codebase_indexer::rank::rank_files;
 use common::{index, write_tree};
 
@@ -69,23 +69,22 @@ fn code_ranks_before_its_tests_and_docs_and_named_files_come_first() {
 
 #[test]
 fn eval_reports_ranks_misses_and_exclusions_for_both_systems() {
-    let (_dir, db) = project();
+    let (dir, db) = project();
     let conn = rusqlite::Connection::open(&db).unwrap();
-    let task = |id: &str, query: &str, gold: &[&str]| Task {
-        id: id.into(),
-        query: query.into(),
-        gold_files: gold.iter().map(|g| g.to_string()).collect(),
-        gold_symbols: Vec::new(),
-    };
-    let tasks = [
-        task("tax", "Invoice total with tax is off", &["shop/invoice.py"]),
-        task(
-            "parcel",
-            "sending a parcel far costs too much",
-            &["shop/shipping.py", "shop/removed.py"],
-        ),
-        task("gone", "anything", &["shop/removed.py"]),
-    ];
+    // A hand-made tasks file: one task per line, extra fields ignored, blank lines skipped.
+    let file = dir.path().join("tasks.jsonl");
+    std::fs::write(
+        &file,
+        r#"{"id": "tax", "query": "Invoice total with tax is off", "gold_files": ["shop/invoice.py"], "release": "1.0"}
+
+{"id": "parcel", "query": "sending a parcel far costs too much", "gold_files": ["shop/shipping.py", "shop/removed.py"], "gold_symbols": ["shop/shipping.py::shipping_cost"]}
+{"id": "gone", "query": "anything", "gold_files": ["shop/removed.py"]}
+"#,
+    )
+    .unwrap();
+    let tasks = eval::read_tasks(&file).unwrap();
+    assert_eq!(tasks.len(), 3);
+    assert_eq!(tasks[1].gold_symbols, ["shop/shipping.py::shipping_cost"]);
     let opts = EvalOptions {
         k: vec![1, 3],
         budgets: vec![1_000_000],
