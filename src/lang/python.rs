@@ -67,6 +67,7 @@ impl Rules for Python {
         // (a new tree may reuse a freed one's addresses).
         DECORATED.set(usize::MAX);
         STATEMENT.set(usize::MAX);
+        BASES.set(usize::MAX);
         SCOPES.with(|s| {
             let mut s = s.borrow_mut();
             s.clear();
