@@ -18,14 +18,10 @@ fn nodes(lab: &Lab) -> i64 {
 #[test]
 fn queries_answer_during_index_runs_with_the_state_before_or_after() {
     let lab = Lab::new();
-    let root = lab.root.to_str().unwrap();
     let mut nodes_of = [0; 2];
     for v in [1, 0] {
         write_version(&lab.root, v == 1);
-        run_ok(
-            &["index", root, "--db", lab.db_arg(), "--no-artifact"],
-            &lab.cache,
-        );
+        run_ok(&lab.index_args(), &lab.cache);
         nodes_of[v] = nodes(&lab);
     }
     assert_ne!(nodes_of[0], nodes_of[1]);
@@ -35,7 +31,7 @@ fn queries_answer_during_index_runs_with_the_state_before_or_after() {
         let target = (round + 1) % 2;
         write_version(&lab.root, target == 1);
         // Incremental runs write in place; rebuilds replace the file in one rename.
-        let mut args = vec!["index", root, "--db", lab.db_arg(), "--no-artifact"];
+        let mut args = lab.index_args().to_vec();
         if round >= 4 {
             args.push("--rebuild");
         }
@@ -61,8 +57,7 @@ fn queries_answer_during_index_runs_with_the_state_before_or_after() {
 #[test]
 fn a_reader_holding_a_snapshot_does_not_block_an_index_run() {
     let lab = Lab::new();
-    let root = lab.root.to_str().unwrap();
-    let args = ["index", root, "--db", lab.db_arg(), "--no-artifact"];
+    let args = lab.index_args();
     run_ok(&args, &lab.cache);
     let count = |c: &rusqlite::Connection| -> i64 {
         c.query_row("SELECT count(*) FROM nodes WHERE name = 'Extra'", [], |r| {
@@ -86,8 +81,7 @@ fn a_reader_holding_a_snapshot_does_not_block_an_index_run() {
 #[test]
 fn two_index_runs_at_once_one_refused_by_the_lock() {
     let lab = Lab::new();
-    let root = lab.root.to_str().unwrap();
-    let args = ["index", root, "--db", lab.db_arg(), "--no-artifact"];
+    let args = lab.index_args();
     run_ok(&args, &lab.cache);
     let mut refused = 0;
     for round in 0..4 {

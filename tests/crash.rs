@@ -55,13 +55,7 @@ fn no_leftovers(dir: &Path) {
 #[test]
 fn a_killed_cold_run_leaves_no_database_or_a_complete_one() {
     let lab = Lab::new();
-    let args = [
-        "index",
-        lab.root.to_str().unwrap(),
-        "--db",
-        lab.db_arg(),
-        "--no-artifact",
-    ];
+    let args = lab.index_args();
     let usual = lab.time(&args);
     kill_rounds(1, |at, _| {
         let _ = std::fs::remove_file(&lab.db);
@@ -80,13 +74,7 @@ fn a_killed_cold_run_leaves_no_database_or_a_complete_one() {
 #[test]
 fn a_killed_incremental_run_leaves_the_last_committed_state() {
     let lab = Lab::new();
-    let args = [
-        "index",
-        lab.root.to_str().unwrap(),
-        "--db",
-        lab.db_arg(),
-        "--no-artifact",
-    ];
+    let args = lab.index_args();
     run_ok(&args, &lab.cache);
     write_version(&lab.root, false);
     let usual = lab.time(&args);
@@ -177,7 +165,7 @@ fn a_killed_bootstrap_from_the_artifact_leaves_no_database_or_a_complete_one() {
     run_ok(&["index", root, "--db", lab.db_arg()], &lab.cache);
     let artifact = lab.root.join(".codebase-index/graph.db.zst");
     assert_eq!(std::fs::read(&artifact).unwrap(), lab.canonical[1]);
-    let args = ["index", root, "--db", lab.db_arg(), "--no-artifact"];
+    let args = lab.index_args();
     // A bootstrap with nothing to redo is much shorter than one with edits to replay.
     let mut usual = [Duration::ZERO; 2];
     for (v, slot) in usual.iter_mut().enumerate() {

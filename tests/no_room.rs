@@ -87,8 +87,7 @@ fn only_the_database(dir: &Path) {
 #[test]
 fn a_full_disk_stops_the_run_and_keeps_the_index_in_place() {
     let lab = Lab::new();
-    let root = lab.root.to_str().unwrap();
-    let args = ["index", root, "--db", lab.db_arg(), "--no-artifact"];
+    let args = lab.index_args();
     // Too small for the database: a cold run has nowhere to go.
     let Some(disk) = Tmpfs::mount(&lab.cache, 256 << 10) else {
         return;
@@ -147,8 +146,7 @@ fn an_artifact_that_does_not_fit_is_a_note_and_leaves_nothing() {
 #[test]
 fn a_file_size_limit_stops_the_run_and_keeps_the_index_in_place() {
     let lab = Lab::new();
-    let root = lab.root.to_str().unwrap();
-    let args = ["index", root, "--db", lab.db_arg(), "--no-artifact"];
+    let args = lab.index_args();
     run_ok(&args, &lab.cache);
     write_version(&lab.root, false);
     // bash's `ulimit -f` counts KiB; SIGXFSZ ignored, an oversized write fails with EFBIG.
@@ -177,8 +175,7 @@ fn a_file_size_limit_stops_the_run_and_keeps_the_index_in_place() {
 #[test]
 fn a_read_only_cache_folder_still_answers_queries() {
     let lab = Lab::new();
-    let root = lab.root.to_str().unwrap();
-    let args = ["index", root, "--db", lab.db_arg(), "--no-artifact"];
+    let args = lab.index_args();
     let Some(disk) = Tmpfs::mount(&lab.cache, 64 << 20) else {
         return;
     };

@@ -137,6 +137,17 @@ impl Lab {
         }
     }
 
+    /// `indexer index` of the project into its database, without the artifact.
+    pub fn index_args(&self) -> [&str; 5] {
+        [
+            "index",
+            self.root.to_str().unwrap(),
+            "--db",
+            self.db_arg(),
+            "--no-artifact",
+        ]
+    }
+
     pub fn db_arg(&self) -> &str {
         self.db.to_str().unwrap()
     }
