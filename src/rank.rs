@@ -97,24 +97,35 @@ pub fn rank_files(conn: &Connection, query: &str, limit: usize) -> Result<Vec<Ra
     let named = named_files(conn, query)?;
 
     // Reciprocal rank fusion of the two lists; a file in neither is not ranked.
-    let mut fused: HashMap<i64, (f64, Option<String>)> = HashMap::new();
-    for (rank, (file, symbol)) in by_definition.into_iter().enumerate() {
-        fused.insert(file, (1.0 / (RRF_K + rank as f64 + 1.0), Some(symbol)));
+    let mut fused: HashMap<i64, RankedFile> = HashMap::new();
+    for (rank, (file, path, symbol)) in by_definition.into_iter().enumerate() {
+        let score = 1.0 / (RRF_K + rank as f64 + 1.0);
+        let symbol = Some(symbol);
+        fused.insert(
+            file,
+            RankedFile {
+                path,
+                score,
+                symbol,
+            },
+        );
     }
-    for (rank, file) in named.into_iter().enumerate() {
-        fused.entry(file).or_insert((0.0, None)).0 += NAMED_WEIGHT / (RRF_K + rank as f64 + 1.0);
-    }
-    let mut ranked: Vec<RankedFile> = Vec::with_capacity(fused.len());
-    let mut path_of = conn.prepare_cached("SELECT path FROM files WHERE id = ?1")?;
-    for (file, (score, symbol)) in fused {
-        let path: String = path_of.query_row([file], |r| r.get(0))?;
-        ranked.push(RankedFile {
+    for (rank, (file, path)) in named.into_iter().enumerate() {
+        let entry = fused.entry(file).or_insert(RankedFile {
             path,
-            // Scaled so that a first place in the definitions' list alone scores 1.
-            score: (score * (RRF_K + 1.0) * 1e4).round() / 1e4,
-            symbol,
+            score: 0.0,
+            symbol: None,
         });
+        entry.score += NAMED_WEIGHT / (RRF_K + rank as f64 + 1.0);
     }
+    let mut ranked: Vec<RankedFile> = fused
+        .into_values()
+        .map(|mut f| {
+            // Scaled so that a first place in the definitions' list alone scores 1.
+            f.score = (f.score * (RRF_K + 1.0) * 1e4).round() / 1e4;
+            f
+        })
+        .collect();
     ranked.sort_by(|a, b| {
         b.score
             .total_cmp(&a.score)
@@ -124,38 +135,51 @@ pub fn rank_files(conn: &Connection, query: &str, limit: usize) -> Result<Vec<Ra
     Ok(ranked)
 }
 
-/// Files by their best definition's weighted BM25 for any of `terms`, secondary files
-/// discounted, with that definition's qualified name.
-fn by_best_definition(conn: &Connection, terms: &BTreeSet<String>) -> Result<Vec<(i64, String)>> {
+/// A file row's id, path and weight, from columns id, path, language, flags (first).
+fn weighted_file(r: &rusqlite::Row) -> rusqlite::Result<(i64, String, f64)> {
+    let path: String = r.get(1)?;
+    let language: String = r.get(2)?;
+    let w = weight(&path, &language, r.get(3)?);
+    Ok((r.get(0)?, path, w))
+}
+
+/// Files (id, path) by their best definition's weighted BM25 for any of `terms`, secondary
+/// files discounted, with that definition's qualified name.
+fn by_best_definition(
+    conn: &Connection,
+    terms: &BTreeSet<String>,
+) -> Result<Vec<(i64, String, String)>> {
     let fts_query = terms
         .iter()
         .map(|t| format!("\"{t}\""))
         .collect::<Vec<_>>()
         .join(" OR ");
     let mut q = conn.prepare_cached(&format!(
-        "SELECT n.file_id, n.qualified_name, t.score, f.path, f.language, f.flags \
+        "SELECT n.file_id, f.path, f.language, f.flags, n.qualified_name, t.score \
          FROM (SELECT rowid, -bm25(nodes_fts, {BM25_WEIGHTS}) AS score FROM nodes_fts \
                WHERE nodes_fts MATCH ?1 ORDER BY bm25(nodes_fts, {BM25_WEIGHTS}) LIMIT ?2) t \
          JOIN nodes n ON n.id = t.rowid JOIN files f ON f.id = n.file_id"
     ))?;
-    let mut best: HashMap<i64, (f64, String)> = HashMap::new();
+    // file -> (score, path, qualified name)
+    let mut best: HashMap<i64, (f64, String, String)> = HashMap::new();
     let mut rows = q.query(rusqlite::params![fts_query, TOP_DEFINITIONS as i64])?;
     while let Some(r) = rows.next()? {
-        let file: i64 = r.get(0)?;
-        let symbol: String = r.get(1)?;
-        let path: String = r.get(3)?;
-        let language: String = r.get(4)?;
-        let score = r.get::<_, f64>(2)? * weight(&path, &language, r.get(5)?);
-        let entry = best.entry(file).or_insert((f64::MIN, String::new()));
+        let (file, path, w) = weighted_file(r)?;
+        let symbol: String = r.get(4)?;
+        let score = r.get::<_, f64>(5)? * w;
+        let entry = best.entry(file).or_insert((f64::MIN, path, String::new()));
         // Ties go to the first qualified name, whatever order SQLite returns rows in.
-        if score > entry.0 || (score == entry.0 && symbol < entry.1) {
-            *entry = (score, symbol);
+        if score > entry.0 || (score == entry.0 && symbol < entry.2) {
+            entry.0 = score;
+            entry.2 = symbol;
         }
     }
-    let mut files: Vec<(i64, f64, String)> =
-        best.into_iter().map(|(f, (s, q))| (f, s, q)).collect();
-    files.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.2.cmp(&b.2)));
-    Ok(files.into_iter().map(|(f, _, q)| (f, q)).collect())
+    let mut files: Vec<(i64, (f64, String, String))> = best.into_iter().collect();
+    files.sort_by(|a, b| b.1 .0.total_cmp(&a.1 .0).then_with(|| a.1 .2.cmp(&b.1 .2)));
+    Ok(files
+        .into_iter()
+        .map(|(file, (_, path, symbol))| (file, path, symbol))
+        .collect())
 }
 
 /// 1 for code, less for tests, migrations and documentation.
@@ -173,8 +197,9 @@ fn weight(path: &str, language: &str, flags: i64) -> f64 {
 /// Files the query names as code, most clearly named first: paths (`db/models/query.py`),
 /// and definitions whose name is written as an identifier (`QuerySet.update`,
 /// `get_user_model`, `ForeignKey`); a name defined in many files names none of them.
-fn named_files(conn: &Connection, query: &str) -> Result<Vec<i64>> {
-    let mut named: HashMap<i64, f64> = HashMap::new();
+fn named_files(conn: &Connection, query: &str) -> Result<Vec<(i64, String)>> {
+    // file -> (how clearly named, path)
+    let mut named: HashMap<i64, (f64, String)> = HashMap::new();
     let mut by_name = conn.prepare_cached(
         "SELECT DISTINCT n.file_id, f.path, f.language, f.flags FROM nodes n \
          JOIN files f ON f.id = n.file_id WHERE n.name = ?1 AND n.kind <> 'File'",
@@ -186,43 +211,31 @@ fn named_files(conn: &Connection, query: &str) -> Result<Vec<i64>> {
         let token = token.trim_matches(|c| c == '.' || c == '/');
         if looks_like_path(token) {
             let suffix = format!("%/{}", token.replace('%', "\\%").replace('_', "\\_"));
-            let rows = by_path.query_map([token, suffix.as_str()], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get(3)?,
-                ))
-            })?;
-            for row in rows {
-                let (file, path, language, flags) = row?;
-                *named.entry(file).or_default() += 2.0 * weight(&path, &language, flags);
+            for row in by_path.query_map([token, suffix.as_str()], weighted_file)? {
+                let (file, path, w) = row?;
+                named.entry(file).or_insert((0.0, path)).0 += 2.0 * w;
             }
             continue;
         }
         for part in token.split('.').filter(|p| looks_like_identifier(p)) {
             let files = by_name
-                .query_map([part], |r| {
-                    Ok((
-                        r.get::<_, i64>(0)?,
-                        r.get::<_, String>(1)?,
-                        r.get::<_, String>(2)?,
-                        r.get(3)?,
-                    ))
-                })?
-                .collect::<rusqlite::Result<Vec<(i64, String, String, i64)>>>()?;
+                .query_map([part], weighted_file)?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
             if files.is_empty() || files.len() > NAMED_MAX_FILES {
                 continue;
             }
             let share = 1.0 / files.len() as f64;
-            for (file, path, language, flags) in files {
-                *named.entry(file).or_default() += share * weight(&path, &language, flags);
+            for (file, path, w) in files {
+                named.entry(file).or_insert((0.0, path)).0 += share * w;
             }
         }
     }
-    let mut files: Vec<(i64, f64)> = named.into_iter().collect();
-    files.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    Ok(files.into_iter().map(|(f, _)| f).collect())
+    let mut files: Vec<(i64, (f64, String))> = named.into_iter().collect();
+    files.sort_by(|a, b| b.1 .0.total_cmp(&a.1 .0).then(a.0.cmp(&b.0)));
+    Ok(files
+        .into_iter()
+        .map(|(file, (_, path))| (file, path))
+        .collect())
 }
 
 /// `query.py`, `django/db/models/query.py`: a file name with an extension of a language.
