@@ -178,19 +178,7 @@ fn score(
     let rank = ranked.iter().position(|p| gold.contains(p)).map(|i| i + 1);
     let mut in_budget = BTreeMap::new();
     for &budget in &opts.budgets {
-        let mut used = 0;
-        let mut found = false;
-        for path in ranked {
-            used += tokens(path)?;
-            if used > budget {
-                break;
-            }
-            if gold.contains(path) {
-                found = true;
-                break;
-            }
-        }
-        in_budget.insert(budget, found);
+        in_budget.insert(budget, within_budget(ranked, gold, budget, &mut tokens)?);
     }
     Ok(SystemResult {
         rank,
@@ -204,6 +192,26 @@ fn score(
         latency_ms: (latency_ms * 100.0).round() / 100.0,
         top: ranked.iter().take(TOP_LISTED).cloned().collect(),
     })
+}
+
+/// Whether a gold file is within the longest prefix of `ranked` whose whole files fit `budget`.
+pub fn within_budget(
+    ranked: &[String],
+    gold: &[String],
+    budget: usize,
+    mut tokens: impl FnMut(&str) -> Result<usize>,
+) -> Result<bool> {
+    let mut used = 0;
+    for path in ranked {
+        used += tokens(path)?;
+        if used > budget {
+            return Ok(false);
+        }
+        if gold.contains(path) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 fn summarize(results: &[TaskResult], system: &str, opts: &EvalOptions) -> Summary {
@@ -237,12 +245,12 @@ fn summarize(results: &[TaskResult], system: &str, opts: &EvalOptions) -> Summar
     }
 }
 
-fn round4(x: f64) -> f64 {
+pub fn round4(x: f64) -> f64 {
     (x * 1e4).round() / 1e4
 }
 
 /// Linear interpolation between the closest ranks of sorted `values`.
-fn percentile(values: &[f64], p: f64) -> f64 {
+pub fn percentile(values: &[f64], p: f64) -> f64 {
     if values.is_empty() {
         return 0.0;
     }
@@ -293,13 +301,13 @@ pub fn print(report: &Report, out: &mut impl std::io::Write) -> Result<()> {
 }
 
 /// Whole-file token counts (o200k_base), read and counted once per file.
-struct TokenCounts<'c> {
+pub struct TokenCounts<'c> {
     content: rusqlite::CachedStatement<'c>,
     counted: HashMap<String, usize>,
 }
 
 impl<'c> TokenCounts<'c> {
-    fn new(conn: &'c Connection) -> Result<Self> {
+    pub fn new(conn: &'c Connection) -> Result<Self> {
         Ok(TokenCounts {
             content: conn.prepare_cached(
                 "SELECT c.content FROM file_contents c JOIN files f ON f.id = c.file_id \
@@ -309,7 +317,7 @@ impl<'c> TokenCounts<'c> {
         })
     }
 
-    fn of(&mut self, path: &str) -> Result<usize> {
+    pub fn of(&mut self, path: &str) -> Result<usize> {
         if let Some(&n) = self.counted.get(path) {
             return Ok(n);
         }

@@ -5,7 +5,10 @@ use clap::{Args, Parser, Subcommand};
 use codebase_indexer::index::{self, IndexOptions, IndexSummary};
 use codebase_indexer::model::NodeKind;
 use codebase_indexer::store::{self, Mode};
-use codebase_indexer::{artifact, eval, project, query, rank, staging, trace};
+use codebase_indexer::tokens::Tokenizer;
+use codebase_indexer::{
+    artifact, eval, eval_context, pack, project, query, rank, repomap, skeleton, staging, trace,
+};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -131,11 +134,75 @@ enum Command {
         /// Cut-offs for Acc@k.
         #[arg(long, value_delimiter = ',', default_value = "1,3,5,10")]
         k: Vec<usize>,
-        /// Token budgets for in-budget recall.
+        /// Token budgets for in-budget recall (files) or of each rendering (map, pack).
         #[arg(long, value_delimiter = ',', default_value = "4000,13000,27000")]
         budgets: Vec<usize>,
+        /// files: rank-files against BM25 over whole files; map or pack: what the repo map or
+        /// the query pack of each task's text holds at each budget.
+        #[arg(long, default_value = "files")]
+        mode: String,
+        /// Tokenizer of the map and pack budgets: o200k or cl100k.
+        #[arg(long, default_value = "o200k")]
+        tokenizer: String,
         #[command(flatten)]
         target: Target,
+    },
+    /// The whole repository as signatures grouped by file, under a token budget.
+    Skeleton {
+        /// Token budget of the whole output.
+        #[arg(long, default_value_t = 8000, value_name = "N")]
+        budget: usize,
+        /// auto (the richest that fits), skeleton, compact (~60%), summary (~10%), deps.
+        #[arg(long, default_value = "auto")]
+        mode: String,
+        /// Only files under this path prefix.
+        #[arg(long, value_name = "PREFIX")]
+        path: Option<String>,
+        #[command(flatten)]
+        render: RenderArgs,
+    },
+    /// The definitions that matter most (personalized PageRank), under a token budget.
+    Map {
+        #[arg(long, default_value_t = 4000, value_name = "N")]
+        budget: usize,
+        /// Centre the map on these files (paths) or definitions (qualified names).
+        #[arg(long, value_name = "FILE|QN", num_args = 1..)]
+        focus: Vec<String>,
+        /// Centre the map on what this text names (`-` reads it from standard input).
+        #[arg(long, value_name = "TEXT")]
+        query: Option<String>,
+        /// text or json.
+        #[arg(long, default_value = "text")]
+        format: String,
+        #[command(flatten)]
+        render: RenderArgs,
+    },
+    /// The code around a symbol, a file or a question, under a token budget.
+    Pack {
+        /// A definition (qualified name) or a file (path).
+        #[arg(
+            long,
+            value_name = "QN|FILE",
+            required_unless_present = "query",
+            conflicts_with = "query"
+        )]
+        entry: Option<String>,
+        /// A question or issue text (`-` reads it from standard input).
+        #[arg(long, value_name = "TEXT")]
+        query: Option<String>,
+        #[arg(long, default_value_t = 8000, value_name = "N")]
+        budget: usize,
+        /// Symbols other than the roots as signatures only.
+        #[arg(long)]
+        signatures_only: bool,
+        /// markdown, xml or json.
+        #[arg(long, default_value = "markdown")]
+        format: String,
+        /// Write the pack to this file instead of standard output.
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        render: RenderArgs,
     },
     /// Who calls a definition, breadth-first, with unresolved call sites naming it.
     TraceCallers(TraceArgs),
@@ -148,6 +215,19 @@ enum Command {
         #[command(flatten)]
         target: Target,
     },
+}
+
+/// Options every renderer takes.
+#[derive(Args)]
+struct RenderArgs {
+    /// o200k (default) or cl100k.
+    #[arg(long, default_value = "o200k")]
+    tokenizer: String,
+    /// Also list the best items left out (as many as fit the budget).
+    #[arg(long)]
+    show_dropped: bool,
+    #[command(flatten)]
+    target: Target,
 }
 
 #[derive(Args)]
@@ -418,11 +498,7 @@ fn run(cli: Cli) -> Result<()> {
             limit,
             target,
         } => {
-            let query = if query == "-" {
-                std::io::read_to_string(std::io::stdin()).context("cannot read the query")?
-            } else {
-                query
-            };
+            let query = read_text(query)?;
             let conn = open_for_query(&target)?;
             let ranked = rank::rank_files(&conn, &query, limit)?;
             if target.json {
@@ -443,15 +519,122 @@ fn run(cli: Cli) -> Result<()> {
             tasks,
             k,
             budgets,
+            mode,
+            tokenizer,
             target,
         } => {
             let tasks = eval::read_tasks(&tasks)?;
+            let renderer = match mode.as_str() {
+                "files" => None,
+                "map" => Some(eval_context::Renderer::Map),
+                "pack" => Some(eval_context::Renderer::Pack),
+                _ => anyhow::bail!("unknown eval mode {mode:?}: use files, map or pack"),
+            };
             let conn = open_for_query(&target)?;
+            if let Some(renderer) = renderer {
+                let tokenizer = Tokenizer::parse(&tokenizer)?;
+                let report = eval_context::run(&conn, &tasks, renderer, &budgets, tokenizer)?;
+                if target.json {
+                    return print_json(&report);
+                }
+                return eval_context::print(&report, &mut out);
+            }
             let report = eval::run(&conn, &tasks, &eval::EvalOptions { k, budgets })?;
             if target.json {
                 return print_json(&report);
             }
             eval::print(&report, &mut out)?;
+            Ok(())
+        }
+        Command::Skeleton {
+            budget,
+            mode,
+            path,
+            render,
+        } => {
+            let tokenizer = warm(&render.tokenizer)?;
+            let opts = skeleton::Options {
+                budget,
+                mode: skeleton::Mode::parse(&mode)?,
+                path_prefix: path,
+                tokenizer,
+                show_dropped: render.show_dropped,
+            };
+            let conn = open_for_query(&render.target)?;
+            let s = skeleton::render(&conn, &opts)?;
+            if render.target.json {
+                return print_json(&s);
+            }
+            write!(out, "{}", s.text)?;
+            Ok(())
+        }
+        Command::Map {
+            budget,
+            focus,
+            query,
+            format,
+            render,
+        } => {
+            let tokenizer = warm(&render.tokenizer)?;
+            let opts = repomap::Options {
+                budget,
+                focus,
+                query: query.map(read_text).transpose()?,
+                format: if render.target.json {
+                    repomap::Format::Json
+                } else {
+                    repomap::Format::parse(&format)?
+                },
+                tokenizer,
+                show_dropped: render.show_dropped,
+            };
+            let conn = open_for_query(&render.target)?;
+            let map = repomap::render(&conn, &opts)?;
+            write!(out, "{}", map.text)?;
+            Ok(())
+        }
+        Command::Pack {
+            entry,
+            query,
+            budget,
+            signatures_only,
+            format,
+            output,
+            render,
+        } => {
+            let tokenizer = warm(&render.tokenizer)?;
+            let target = match (entry, query) {
+                (Some(e), None) => pack::Target::Entry(e),
+                (None, Some(q)) => pack::Target::Query(read_text(q)?),
+                _ => anyhow::bail!("pass exactly one of --entry and --query"),
+            };
+            let opts = pack::Options {
+                target,
+                budget,
+                signatures_only,
+                format: if render.target.json {
+                    pack::Format::Json
+                } else {
+                    pack::Format::parse(&format)?
+                },
+                tokenizer,
+                show_dropped: render.show_dropped,
+            };
+            let conn = open_for_query(&render.target)?;
+            let p = pack::build(&conn, &opts)?;
+            match output {
+                Some(path) => {
+                    staging::write_atomically(&path, p.text.as_bytes())?;
+                    eprintln!(
+                        "wrote {}: {} symbols, {} of {} tokens",
+                        path.display(),
+                        p.account.included,
+                        p.account.tokens,
+                        p.account.budget
+                    );
+                }
+                None => write!(out, "{}", p.text)?,
+            }
             Ok(())
         }
         Command::TraceCallers(args) => print_trace(args, trace::Direction::Callers),
@@ -495,6 +678,22 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
+    }
+}
+
+/// The tokenizer a renderer asked for, loading on another thread while the graph is read.
+fn warm(name: &str) -> Result<Tokenizer> {
+    let tokenizer = Tokenizer::parse(name)?;
+    tokenizer.warm_in_background();
+    Ok(tokenizer)
+}
+
+/// A text argument, or standard input for `-`.
+fn read_text(arg: String) -> Result<String> {
+    if arg == "-" {
+        std::io::read_to_string(std::io::stdin()).context("cannot read the query from stdin")
+    } else {
+        Ok(arg)
     }
 }
 

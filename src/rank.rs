@@ -33,7 +33,7 @@ pub struct RankedFile {
 }
 
 /// Definitions read per query: enough for every file in reach of the top; more only costs.
-const TOP_DEFINITIONS: usize = 500;
+pub const TOP_DEFINITIONS: usize = 500;
 /// Column weights of `nodes_fts`: name, qualified name, sub-tokens, signature, docstring.
 const BM25_WEIGHTS: &str = "10.0, 4.0, 6.0, 1.0, 0.5";
 /// Score factor of tests, migrations and documentation.
@@ -86,14 +86,10 @@ fn keep(word: &str) -> bool {
 
 /// The files that best answer `query`, best first, at most `limit`.
 pub fn rank_files(conn: &Connection, query: &str, limit: usize) -> Result<Vec<RankedFile>> {
-    let mut terms = BTreeSet::new();
-    words(query, false, |w| {
-        terms.insert(w.to_string());
-    });
-    if terms.is_empty() {
+    let Some(fts_query) = any_word_query(query) else {
         bail!("the query {query:?} has no words to look for");
-    }
-    let by_definition = by_best_definition(conn, &terms)?;
+    };
+    let by_definition = by_best_definition(conn, &fts_query)?;
     let named = named_files(conn, query)?;
 
     // Reciprocal rank fusion of the two lists; a file in neither is not ranked.
@@ -143,35 +139,76 @@ fn weighted_file(r: &rusqlite::Row) -> rusqlite::Result<(i64, String, f64)> {
     Ok((r.get(0)?, path, w))
 }
 
-/// Files (id, path) by their best definition's weighted BM25 for any of `terms`, secondary
-/// files discounted, with that definition's qualified name.
-fn by_best_definition(
+/// A definition matching a query: its node, its file (id, path) and its BM25 score, weighted
+/// by its file's kind (tests, migrations and documentation discounted).
+#[derive(Debug, Clone)]
+pub struct DefinitionHit {
+    pub node: i64,
+    pub file: i64,
+    pub path: String,
+    pub qualified_name: String,
+    pub score: f64,
+}
+
+/// The query's search words as one FTS5 query matching any of them; `None` when it has none.
+pub fn any_word_query(query: &str) -> Option<String> {
+    let mut terms = BTreeSet::new();
+    words(query, false, |w| {
+        terms.insert(w.to_string());
+    });
+    if terms.is_empty() {
+        return None;
+    }
+    Some(
+        terms
+            .iter()
+            .map(|t| format!("\"{t}\""))
+            .collect::<Vec<_>>()
+            .join(" OR "),
+    )
+}
+
+/// The `limit` definitions with the best BM25 for `fts_query` (from `any_word_query`), in
+/// the order SQLite returns them, each with its weighted score.
+pub fn definition_hits(
     conn: &Connection,
-    terms: &BTreeSet<String>,
-) -> Result<Vec<(i64, String, String)>> {
-    let fts_query = terms
-        .iter()
-        .map(|t| format!("\"{t}\""))
-        .collect::<Vec<_>>()
-        .join(" OR ");
+    fts_query: &str,
+    limit: usize,
+) -> Result<Vec<DefinitionHit>> {
     let mut q = conn.prepare_cached(&format!(
-        "SELECT n.file_id, f.path, f.language, f.flags, n.qualified_name, t.score \
+        "SELECT n.file_id, f.path, f.language, f.flags, n.qualified_name, t.score, n.id \
          FROM (SELECT rowid, -bm25(nodes_fts, {BM25_WEIGHTS}) AS score FROM nodes_fts \
                WHERE nodes_fts MATCH ?1 ORDER BY bm25(nodes_fts, {BM25_WEIGHTS}) LIMIT ?2) t \
          JOIN nodes n ON n.id = t.rowid JOIN files f ON f.id = n.file_id"
     ))?;
-    // file -> (score, path, qualified name)
-    let mut best: HashMap<i64, (f64, String, String)> = HashMap::new();
-    let mut rows = q.query(rusqlite::params![fts_query, TOP_DEFINITIONS as i64])?;
+    let mut hits = Vec::new();
+    let mut rows = q.query(rusqlite::params![fts_query, limit as i64])?;
     while let Some(r) = rows.next()? {
         let (file, path, w) = weighted_file(r)?;
-        let symbol: String = r.get(4)?;
-        let score = r.get::<_, f64>(5)? * w;
-        let entry = best.entry(file).or_insert((f64::MIN, path, String::new()));
+        hits.push(DefinitionHit {
+            node: r.get(6)?,
+            file,
+            path,
+            qualified_name: r.get(4)?,
+            score: r.get::<_, f64>(5)? * w,
+        });
+    }
+    Ok(hits)
+}
+
+/// Files (id, path) by their best definition's weighted BM25 for the query, secondary files
+/// discounted, with that definition's qualified name.
+fn by_best_definition(conn: &Connection, fts_query: &str) -> Result<Vec<(i64, String, String)>> {
+    // file -> (score, path, qualified name)
+    let mut best: HashMap<i64, (f64, String, String)> = HashMap::new();
+    for hit in definition_hits(conn, fts_query, TOP_DEFINITIONS)? {
+        let entry = best
+            .entry(hit.file)
+            .or_insert((f64::MIN, hit.path, String::new()));
         // Ties go to the first qualified name, whatever order SQLite returns rows in.
-        if score > entry.0 || (score == entry.0 && symbol < entry.2) {
-            entry.0 = score;
-            entry.2 = symbol;
+        if hit.score > entry.0 || (hit.score == entry.0 && hit.qualified_name < entry.2) {
+            entry.0 = hit.score;
+            entry.2 = hit.qualified_name;
         }
     }
     let mut files: Vec<(i64, (f64, String, String))> = best.into_iter().collect();
@@ -248,7 +285,7 @@ fn looks_like_path(token: &str) -> bool {
 
 /// Written as code, not as a word: `snake_case`, `camelCase`, `CapWords` with an inner
 /// capital, longer than two characters.
-fn looks_like_identifier(word: &str) -> bool {
+pub fn looks_like_identifier(word: &str) -> bool {
     let trimmed = word.trim_matches('_');
     if trimmed.len() <= 2 || !trimmed.chars().all(|c| c.is_alphanumeric() || c == '_') {
         return false;

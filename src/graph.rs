@@ -1,0 +1,400 @@
+//! The definitions and reference graph in memory, read once from the database for the
+//! renderers (skeleton, repo map, pack), and personalized PageRank over it.
+//!
+//! Nodes are definitions (file nodes included: module-level code calls things too); an edge
+//! `a -> b` says `a` calls, references, imports, inherits from or is decorated by `b`. Its
+//! weight is the sum of the confidences of the sites between the two, so a definition called
+//! from many places, surely, is worth more than one guessed at once.
+
+use crate::lang;
+use crate::model::NodeKind;
+use crate::store::writer::FLAG_TEST;
+use anyhow::Result;
+use rusqlite::{Connection, OptionalExtension};
+use rustc_hash::FxHashMap as HashMap;
+
+/// One definition, as the renderers need it.
+#[derive(Clone, Debug)]
+pub struct Def {
+    pub id: i64,
+    /// Index into `Repo::files`.
+    pub file: usize,
+    pub kind: NodeKind,
+    pub name: String,
+    pub qualified_name: String,
+    /// Index into `Repo::defs` of the enclosing definition (`None` for file nodes).
+    pub parent: Option<usize>,
+    pub signature: Option<String>,
+    /// The docstring's first non-empty line.
+    pub doc_line: Option<String>,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub start_byte: u32,
+    pub end_byte: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct File {
+    pub id: i64,
+    pub path: String,
+    pub language: String,
+    /// Tests, migrations and files of no parsed language (documentation, data).
+    pub secondary: bool,
+    /// Index into `Repo::defs` of the file node.
+    pub node: Option<usize>,
+}
+
+/// All reference sites between two definitions, as one edge.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Edge {
+    pub other: usize,
+    /// The sum of the sites' confidences.
+    pub weight: f64,
+    /// The most confident site's confidence.
+    pub confidence: f64,
+}
+
+/// The repository's definitions and their reference graph.
+pub struct Repo {
+    pub files: Vec<File>,
+    /// Grouped by file (files in id order), a file's definitions in source order, parents
+    /// before children.
+    pub defs: Vec<Def>,
+    by_id: HashMap<i64, usize>,
+    /// Each file's definitions: a range of `defs`.
+    file_ranges: Vec<std::ops::Range<usize>>,
+    /// Outgoing edges (`other` is the target), and incoming (`other` is the source), per
+    /// definition.
+    pub out_edges: Vec<Vec<Edge>>,
+    pub in_edges: Vec<Vec<Edge>>,
+    /// How many definitions share each name.
+    name_counts: HashMap<String, u32>,
+}
+
+/// Edge kinds that say one definition depends on another (`contains` is structure).
+pub const REFERENCE_KINDS: &str =
+    "'calls', 'references', 'imports', 'inherits', 'implements', 'decorates'";
+
+impl Repo {
+    /// Reads every file and definition (under `path_prefix`, if given, for the definitions
+    /// and files kept; edges leaving the prefix are dropped).
+    pub fn load(conn: &Connection, path_prefix: Option<&str>) -> Result<Repo> {
+        let prefix = path_prefix.unwrap_or("");
+        let mut files = Vec::new();
+        let mut file_index: HashMap<i64, usize> = HashMap::default();
+        let mut q = conn.prepare(
+            "SELECT id, path, language, flags FROM files WHERE substr(path, 1, length(?1)) = ?1 \
+             ORDER BY path",
+        )?;
+        let mut rows = q.query([prefix])?;
+        while let Some(r) = rows.next()? {
+            let id: i64 = r.get(0)?;
+            let path: String = r.get(1)?;
+            let language: String = r.get(2)?;
+            let flags: i64 = r.get(3)?;
+            let secondary = flags & FLAG_TEST != 0
+                || path.contains("/migrations/")
+                || lang::by_name(&language).is_none();
+            file_index.insert(id, files.len());
+            files.push(File {
+                id,
+                path,
+                language,
+                secondary,
+                node: None,
+            });
+        }
+        let count: i64 = conn.query_row("SELECT count(*) FROM nodes", [], |r| r.get(0))?;
+        let mut rows_read: Vec<(Def, Option<i64>)> = Vec::with_capacity(count.max(0) as usize);
+        let mut q = conn.prepare(
+            "SELECT id, file_id, kind, name, qualified_name, parent_id, signature, \
+                    substr(docstring, 1, 400), start_line, end_line, start_byte, end_byte \
+             FROM nodes",
+        )?;
+        let mut rows = q.query([])?;
+        while let Some(r) = rows.next()? {
+            let Some(&file) = file_index.get(&r.get::<_, i64>(1)?) else {
+                continue;
+            };
+            let Some(kind) = NodeKind::parse(r.get_ref(2)?.as_str()?) else {
+                continue;
+            };
+            let docstring = r.get_ref(7)?.as_str_or_null()?;
+            let def = Def {
+                id: r.get(0)?,
+                file,
+                kind,
+                name: r.get(3)?,
+                qualified_name: r.get(4)?,
+                parent: None,
+                signature: r.get(6)?,
+                doc_line: docstring.and_then(first_line),
+                start_line: r.get(8)?,
+                end_line: r.get(9)?,
+                start_byte: r.get(10)?,
+                end_byte: r.get(11)?,
+            };
+            rows_read.push((def, r.get(5)?));
+        }
+        // Ids are `file id << 19 | ordinal`: rowid order keeps a file's nodes together, in
+        // source order, parents first.
+        let mut by_id: HashMap<i64, usize> =
+            HashMap::with_capacity_and_hasher(rows_read.len(), Default::default());
+        let mut file_ranges = vec![0..0; files.len()];
+        let mut defs: Vec<Def> = Vec::with_capacity(rows_read.len());
+        let mut parents: Vec<Option<i64>> = Vec::with_capacity(rows_read.len());
+        for (def, parent) in rows_read {
+            let i = defs.len();
+            by_id.insert(def.id, i);
+            let range = &mut file_ranges[def.file];
+            if range.end == 0 {
+                *range = i..i;
+            }
+            range.end = i + 1;
+            if def.kind == NodeKind::File {
+                files[def.file].node = Some(i);
+            }
+            defs.push(def);
+            parents.push(parent);
+        }
+        for (def, parent) in defs.iter_mut().zip(parents) {
+            // A file node's parent is nothing; a top-level definition's is its file node.
+            def.parent = parent.and_then(|p| by_id.get(&p).copied());
+        }
+        let mut out_edges = vec![Vec::new(); defs.len()];
+        let mut in_edges = vec![Vec::new(); defs.len()];
+        // Every site as (source, target, confidence), then merged per pair in sorted order,
+        // so edge order never depends on the database's.
+        let mut sites: Vec<(u32, u32, f64)> = Vec::new();
+        let mut q = conn.prepare(&format!(
+            "SELECT source_id, target_id, confidence FROM edges WHERE kind IN ({REFERENCE_KINDS})"
+        ))?;
+        let mut rows = q.query([])?;
+        while let Some(r) = rows.next()? {
+            let (Some(&s), Some(&t)) = (by_id.get(&r.get(0)?), by_id.get(&r.get(1)?)) else {
+                continue;
+            };
+            if s != t {
+                sites.push((s as u32, t as u32, r.get(2)?));
+            }
+        }
+        sites.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(a.2.total_cmp(&b.2)));
+        for pair in sites.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+            let (s, t) = (pair[0].0 as usize, pair[0].1 as usize);
+            let weight = pair.iter().map(|p| p.2).sum();
+            let confidence = pair.iter().map(|p| p.2).fold(0.0, f64::max);
+            let edge = |other| Edge {
+                other,
+                weight,
+                confidence,
+            };
+            out_edges[s].push(edge(t));
+            in_edges[t].push(edge(s));
+        }
+        let mut name_counts: HashMap<String, u32> = HashMap::default();
+        for d in defs.iter().filter(|d| d.kind != NodeKind::File) {
+            *name_counts.entry(d.name.clone()).or_default() += 1;
+        }
+        Ok(Repo {
+            files,
+            defs,
+            by_id,
+            file_ranges,
+            out_edges,
+            in_edges,
+            name_counts,
+        })
+    }
+
+    pub fn index_of(&self, id: i64) -> Option<usize> {
+        self.by_id.get(&id).copied()
+    }
+
+    /// Definitions sharing this one's name (itself included).
+    pub fn same_named(&self, def: usize) -> u32 {
+        self.name_counts
+            .get(&self.defs[def].name)
+            .copied()
+            .unwrap_or(1)
+    }
+
+    /// Definitions of a file, `file` being an index into `files`: a contiguous range.
+    pub fn defs_of_file(&self, file: usize) -> std::ops::Range<usize> {
+        self.file_ranges[file].clone()
+    }
+
+    /// Whether `inner` is `outer` or lies inside it.
+    pub fn is_within(&self, inner: usize, outer: usize) -> bool {
+        let mut at = Some(inner);
+        while let Some(i) = at {
+            if i == outer {
+                return true;
+            }
+            at = self.defs[i].parent;
+        }
+        false
+    }
+
+    /// Personalized PageRank: the stationary distribution of a walk that follows weighted
+    /// edges with probability `DAMPING` and otherwise restarts at a node drawn from
+    /// `restart` (any non-negative weights; uniform when all are zero). Dangling nodes
+    /// restart. Iterates until the L1 change is below 1e-7 or 100 rounds.
+    pub fn pagerank(&self, restart: &[f64]) -> Vec<f64> {
+        const DAMPING: f64 = 0.85;
+        let n = self.defs.len();
+        if n == 0 {
+            return Vec::new();
+        }
+        let total: f64 = restart.iter().sum();
+        let p: Vec<f64> = if total > 0.0 {
+            restart.iter().map(|w| w / total).collect()
+        } else {
+            vec![1.0 / n as f64; n]
+        };
+        // The walk's steps, flattened: from each node, (target, probability) pairs.
+        let mut offsets = Vec::with_capacity(n + 1);
+        let mut steps: Vec<(u32, f64)> = Vec::new();
+        for edges in &self.out_edges {
+            offsets.push(steps.len());
+            let total: f64 = edges.iter().map(|e| e.weight).sum();
+            if total > 0.0 {
+                steps.extend(edges.iter().map(|e| (e.other as u32, e.weight / total)));
+            }
+        }
+        offsets.push(steps.len());
+        let dangling_nodes: Vec<usize> = (0..n).filter(|&i| offsets[i] == offsets[i + 1]).collect();
+        let mut rank = p.clone();
+        let mut next = vec![0.0; n];
+        for _ in 0..100 {
+            let dangling: f64 = dangling_nodes.iter().map(|&i| rank[i]).sum();
+            let restart_mass = 1.0 - DAMPING + DAMPING * dangling;
+            for (x, &pi) in next.iter_mut().zip(&p) {
+                *x = restart_mass * pi;
+            }
+            for s in 0..n {
+                let share = DAMPING * rank[s];
+                for &(t, w) in &steps[offsets[s]..offsets[s + 1]] {
+                    next[t as usize] += share * w;
+                }
+            }
+            let delta: f64 = rank.iter().zip(&next).map(|(a, b)| (a - b).abs()).sum();
+            std::mem::swap(&mut rank, &mut next);
+            if delta < 1e-7 {
+                break;
+            }
+        }
+        rank
+    }
+}
+
+fn first_line(doc: &str) -> Option<String> {
+    doc.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(str::to_string)
+}
+
+/// The source text of a definition: `content` is its file's text.
+pub fn source_of<'a>(content: &'a str, def: &Def) -> &'a str {
+    let (s, e) = (def.start_byte as usize, def.end_byte as usize);
+    content.get(s..e.min(content.len())).unwrap_or("")
+}
+
+/// Reads files' texts by file id, each once.
+pub struct Contents<'c> {
+    q: rusqlite::CachedStatement<'c>,
+    cache: HashMap<i64, std::rc::Rc<str>>,
+}
+
+impl<'c> Contents<'c> {
+    pub fn new(conn: &'c Connection) -> Result<Self> {
+        Ok(Contents {
+            q: conn.prepare_cached("SELECT content FROM file_contents WHERE file_id = ?1")?,
+            cache: HashMap::default(),
+        })
+    }
+
+    pub fn of(&mut self, file_id: i64) -> Result<std::rc::Rc<str>> {
+        if let Some(c) = self.cache.get(&file_id) {
+            return Ok(c.clone());
+        }
+        let text: String = self
+            .q
+            .query_row([file_id], |r| r.get(0))
+            .optional()?
+            .unwrap_or_default();
+        let text: std::rc::Rc<str> = text.into();
+        self.cache.insert(file_id, text.clone());
+        Ok(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chain(n: usize, edges: &[(usize, usize, f64)]) -> Repo {
+        let defs = (0..n)
+            .map(|i| Def {
+                id: i as i64,
+                file: 0,
+                kind: NodeKind::Function,
+                name: format!("f{i}"),
+                qualified_name: format!("m.f{i}"),
+                parent: None,
+                signature: None,
+                doc_line: None,
+                start_line: 1,
+                end_line: 1,
+                start_byte: 0,
+                end_byte: 0,
+            })
+            .collect();
+        let mut out_edges = vec![Vec::new(); n];
+        let mut in_edges = vec![Vec::new(); n];
+        for &(s, t, w) in edges {
+            let edge = |other| Edge {
+                other,
+                weight: w,
+                confidence: w,
+            };
+            out_edges[s].push(edge(t));
+            in_edges[t].push(edge(s));
+        }
+        Repo {
+            files: Vec::new(),
+            defs,
+            by_id: HashMap::default(),
+            file_ranges: Vec::new(),
+            out_edges,
+            in_edges,
+            name_counts: HashMap::default(),
+        }
+    }
+
+    #[test]
+    fn pagerank_sums_to_one_and_favours_the_called() {
+        // 0, 1 and 2 all call 3; 3 calls nothing.
+        let repo = chain(4, &[(0, 3, 1.0), (1, 3, 1.0), (2, 3, 1.0)]);
+        let r = repo.pagerank(&[0.0; 4]);
+        assert!((r.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+        assert!(r[3] > r[0] * 2.0, "{r:?}");
+        assert!((r[0] - r[1]).abs() < 1e-12);
+    }
+
+    #[test]
+    fn personalization_moves_rank_to_the_focus_and_its_callees() {
+        // 0 -> 1, 2 -> 3: restarting at 0 ranks 1 above 3.
+        let repo = chain(4, &[(0, 1, 1.0), (2, 3, 1.0)]);
+        let r = repo.pagerank(&[1.0, 0.0, 0.0, 0.0]);
+        assert!(r[1] > r[3] && r[0] > r[2], "{r:?}");
+        assert_eq!(r[3], 0.0);
+    }
+
+    #[test]
+    fn heavier_edges_carry_more_rank() {
+        let repo = chain(3, &[(0, 1, 0.95), (0, 2, 0.25)]);
+        let r = repo.pagerank(&[1.0, 0.0, 0.0]);
+        assert!(r[1] > 3.0 * r[2], "{r:?}");
+    }
+}

@@ -1,0 +1,813 @@
+//! A context pack around a target: the code an agent needs to work on a symbol, a file or a
+//! question, under a token budget, saying why each piece is there and what was left out.
+//!
+//! Roots are the symbol, the top-level definitions of the file, or the best hits for the
+//! query (full-text BM25 over definitions fused by reciprocal rank with the repo map's
+//! personalized PageRank). From the roots the pack grows breadth-first, each round one hop
+//! of callees and then one hop of callers of the previous round, most confident edges first.
+//! Candidates are taken whole in that order; one that does not fit is skipped and the scan
+//! goes on. A root too large to include whole is shown as its signature instead.
+
+use crate::graph::{source_of, Contents, Def, Edge, Repo};
+use crate::model::NodeKind;
+use crate::query::resolve_target;
+use crate::rank;
+use crate::render::{cdata, code_tag, fence, signature_lines, xml_escape};
+use crate::repomap::{self, WEIGHTS};
+use crate::tokens::{self, Account, Tokenizer};
+use anyhow::{bail, Result};
+use rusqlite::Connection;
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Markdown,
+    Xml,
+    Json,
+}
+
+impl Format {
+    pub fn parse(s: &str) -> Result<Format> {
+        match s {
+            "markdown" | "md" => Ok(Format::Markdown),
+            "xml" => Ok(Format::Xml),
+            "json" => Ok(Format::Json),
+            _ => bail!("unknown pack format {s:?}: use markdown, xml or json"),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "value", rename_all = "lowercase")]
+pub enum Target {
+    /// A qualified name (or unambiguous short name) or a file path.
+    Entry(String),
+    /// A natural-language question or issue text.
+    Query(String),
+}
+
+pub struct Options {
+    pub target: Target,
+    pub budget: usize,
+    /// Symbols other than the roots as signatures only.
+    pub signatures_only: bool,
+    pub format: Format,
+    pub tokenizer: Tokenizer,
+    /// List the best symbols left out (as many as fit).
+    pub show_dropped: bool,
+}
+
+/// Query packs start from this many of the fused hits.
+pub const QUERY_ROOTS: usize = 8;
+/// Breadth-first rounds (each a hop of callees and a hop of callers).
+const ROUNDS: usize = 3;
+/// Candidates considered at most: a hub's callers can be most of a repository.
+const MAX_CANDIDATES: usize = 3000;
+/// Referenced symbols left out, listed per included symbol at most.
+const NOT_IN_CONTEXT_LISTED: usize = 5;
+/// Dropped symbols listed on request, at most.
+const DROPPED_LISTED: usize = 30;
+/// Reciprocal rank fusion constant.
+const RRF_K: f64 = 60.0;
+
+/// Why a symbol is in the pack.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "why", rename_all = "snake_case")]
+pub enum Reason {
+    Root,
+    CalleeOf { of: String, confidence: f64 },
+    CallerOf { of: String, confidence: f64 },
+    MemberOf { of: String },
+}
+
+impl Reason {
+    fn describe(&self) -> String {
+        match self {
+            Reason::Root => "root".into(),
+            Reason::CalleeOf { of, confidence } => format!("callee of {of} ({confidence:.2})"),
+            Reason::CallerOf { of, confidence } => format!("caller of {of} ({confidence:.2})"),
+            Reason::MemberOf { of } => format!("member of {of}"),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Rendering {
+    Full,
+    Signature,
+}
+
+/// A referenced symbol that is not in the pack.
+#[derive(Clone, Debug, Serialize)]
+pub struct Missing {
+    pub qualified_name: String,
+    pub path: String,
+    pub line: u32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PackedSymbol {
+    /// Index into the `Repo` the pack was built from.
+    #[serde(skip)]
+    pub def: usize,
+    pub qualified_name: String,
+    pub kind: &'static str,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub reason: Reason,
+    pub rendering: Rendering,
+    pub code: String,
+    pub not_in_context: Vec<Missing>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PackedFile {
+    pub path: String,
+    pub language: String,
+    pub symbols: Vec<PackedSymbol>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DroppedSymbol {
+    pub qualified_name: String,
+    pub path: String,
+    pub line: u32,
+    pub tokens: usize,
+    pub reason: Reason,
+}
+
+/// The pack; as JSON this is the documented schema (`codebase-indexer/pack/1`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Pack {
+    pub schema: &'static str,
+    pub target: Target,
+    #[serde(flatten)]
+    pub account: Account,
+    /// Tokens of the code blocks alone.
+    pub code_tokens: usize,
+    /// Definitions in the repository.
+    pub repo_symbols: usize,
+    pub roots: usize,
+    pub files: Vec<PackedFile>,
+    /// With `show_dropped`: the first symbols left out, in the order they were considered.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dropped_top: Vec<DroppedSymbol>,
+    #[serde(skip)]
+    pub format: Format,
+    #[serde(skip)]
+    pub text: String,
+}
+
+/// A symbol considered for the pack, in priority order.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    pub def: usize,
+    pub reason: Reason,
+    pub root: bool,
+}
+
+/// A candidate with its renderings' texts and costs.
+struct Priced {
+    def: usize,
+    reason: Reason,
+    rendering: Rendering,
+    code: String,
+    /// Tokens of the symbol's fragment of the output, and of its code alone.
+    cost: usize,
+    code_tokens: usize,
+}
+
+pub fn build(conn: &Connection, opts: &Options) -> Result<Pack> {
+    build_in(conn, &Repo::load(conn, None)?, opts)
+}
+
+/// `build` on a repository already in memory (`repo` must be the whole of `conn`'s).
+pub fn build_in(conn: &Connection, repo: &Repo, opts: &Options) -> Result<Pack> {
+    let roots = roots(conn, repo, &opts.target)?;
+    let candidates = expand(repo, &roots);
+    assemble(conn, repo, candidates, roots.len(), opts)
+}
+
+/// The definitions a target names, most relevant first.
+pub fn roots(conn: &Connection, repo: &Repo, target: &Target) -> Result<Vec<usize>> {
+    match target {
+        Target::Entry(entry) => {
+            let id = resolve_target(conn, entry)?;
+            let Some(def) = repo.index_of(id) else {
+                bail!("{entry:?} is not in the index");
+            };
+            if repo.defs[def].kind != NodeKind::File {
+                return Ok(vec![def]);
+            }
+            let top: Vec<usize> = repo
+                .defs_of_file(repo.defs[def].file)
+                .filter(|&d| repo.defs[d].parent == Some(def))
+                .collect();
+            // A file without definitions (a script, a config file) is its own root.
+            Ok(if top.is_empty() { vec![def] } else { top })
+        }
+        Target::Query(query) => {
+            let fused = query_ranking(conn, repo, query)?;
+            if fused.is_empty() {
+                bail!(
+                    "nothing in the index matches the query {:?}: try other words, or `indexer search`",
+                    query.chars().take(80).collect::<String>()
+                );
+            }
+            Ok(fused.into_iter().take(QUERY_ROOTS).collect())
+        }
+    }
+}
+
+/// Definitions for a query, best first: BM25 hits fused with the personalized PageRank of
+/// the repo map by reciprocal rank.
+pub fn query_ranking(conn: &Connection, repo: &Repo, query: &str) -> Result<Vec<usize>> {
+    let Some(fts) = rank::any_word_query(query) else {
+        bail!("the query {query:?} has no words to look for");
+    };
+    let mut fused: HashMap<usize, f64> = HashMap::new();
+    let mut hits = rank::definition_hits(conn, &fts, rank::TOP_DEFINITIONS)?;
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node)));
+    let mut rank_in_hits = 0;
+    for h in &hits {
+        let Some(d) = repo.index_of(h.node) else {
+            continue;
+        };
+        if repo.defs[d].kind == NodeKind::File {
+            continue;
+        }
+        *fused.entry(d).or_default() += 1.0 / (RRF_K + rank_in_hits as f64 + 1.0);
+        rank_in_hits += 1;
+    }
+    if fused.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ranked = repomap::rank_definitions(conn, repo, &[], Some(query), &WEIGHTS)?;
+    for (r, &(d, _)) in ranked.iter().take(rank::TOP_DEFINITIONS).enumerate() {
+        *fused.entry(d).or_default() += 1.0 / (RRF_K + r as f64 + 1.0);
+    }
+    let mut out: Vec<(usize, f64)> = fused.into_iter().collect();
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    Ok(out.into_iter().map(|(d, _)| d).collect())
+}
+
+/// Roots, then breadth-first rounds: callees of the previous round's symbols, then their
+/// callers, each hop most confident first; members of type roots after the first round.
+pub fn expand(repo: &Repo, roots: &[usize]) -> Vec<Candidate> {
+    let mut seen: HashSet<usize> = roots.iter().copied().collect();
+    let mut out: Vec<Candidate> = roots
+        .iter()
+        .map(|&def| Candidate {
+            def,
+            reason: Reason::Root,
+            root: true,
+        })
+        .collect();
+    let mut frontier: Vec<usize> = roots.to_vec();
+    for round in 0..ROUNDS {
+        let mut next = Vec::new();
+        for callees in [true, false] {
+            let mut hop: Vec<(usize, usize, Edge)> = Vec::new();
+            for &from in &frontier {
+                let edges = if callees {
+                    &repo.out_edges[from]
+                } else {
+                    &repo.in_edges[from]
+                };
+                hop.extend(edges.iter().map(|e| (from, e.other, *e)));
+            }
+            hop.sort_by(|a, b| {
+                b.2.confidence
+                    .total_cmp(&a.2.confidence)
+                    .then(b.2.weight.total_cmp(&a.2.weight))
+                    .then((a.0, a.1).cmp(&(b.0, b.1)))
+            });
+            for (from, to, e) in hop {
+                if out.len() >= MAX_CANDIDATES {
+                    return out;
+                }
+                if repo.defs[to].kind == NodeKind::File || !seen.insert(to) {
+                    continue;
+                }
+                let of = repo.defs[from].qualified_name.clone();
+                let reason = if callees {
+                    Reason::CalleeOf {
+                        of,
+                        confidence: e.confidence,
+                    }
+                } else {
+                    Reason::CallerOf {
+                        of,
+                        confidence: e.confidence,
+                    }
+                };
+                out.push(Candidate {
+                    def: to,
+                    reason,
+                    root: false,
+                });
+                next.push(to);
+            }
+        }
+        if round == 0 {
+            for &root in roots {
+                if !repo.defs[root].kind.is_type_like() {
+                    continue;
+                }
+                for member in repo.defs_of_file(repo.defs[root].file) {
+                    if repo.defs[member].parent == Some(root) && seen.insert(member) {
+                        out.push(Candidate {
+                            def: member,
+                            reason: Reason::MemberOf {
+                                of: repo.defs[root].qualified_name.clone(),
+                            },
+                            root: false,
+                        });
+                    }
+                }
+            }
+        }
+        frontier = next;
+        if frontier.is_empty() {
+            break;
+        }
+    }
+    out
+}
+
+/// Prices the candidates, takes them whole in order while they fit, and renders the pack.
+fn assemble(
+    conn: &Connection,
+    repo: &Repo,
+    candidates: Vec<Candidate>,
+    roots: usize,
+    opts: &Options,
+) -> Result<Pack> {
+    let tk = opts.tokenizer;
+    let mut contents = Contents::new(conn)?;
+    let mut pack = Pack {
+        schema: "codebase-indexer/pack/1",
+        target: opts.target.clone(),
+        account: Account {
+            tokenizer: tk,
+            budget: opts.budget,
+            ..Account::default()
+        },
+        code_tokens: 0,
+        repo_symbols: repo
+            .defs
+            .iter()
+            .filter(|d| d.kind != NodeKind::File)
+            .count(),
+        roots,
+        files: Vec::new(),
+        dropped_top: Vec::new(),
+        format: opts.format,
+        text: String::new(),
+    };
+    let header_cost = tk.count(&header(&pack, 0, candidates.len(), 0));
+    let room = opts.budget.saturating_sub(header_cost);
+    let mut taken: Vec<Priced> = Vec::new();
+    let mut dropped: Vec<Priced> = Vec::new();
+    let mut used = 0;
+    let mut files_in: HashMap<usize, usize> = HashMap::new();
+    for c in candidates {
+        let d = &repo.defs[c.def];
+        // Inside something already taken whole: already in the pack.
+        if taken
+            .iter()
+            .any(|t| t.rendering == Rendering::Full && repo.is_within(c.def, t.def))
+        {
+            continue;
+        }
+        let content = contents.of(repo.files[d.file].id)?;
+        let full = !opts.signatures_only || c.root;
+        let mut options = Vec::with_capacity(2);
+        if full {
+            options.push(Rendering::Full);
+        }
+        if c.root || opts.signatures_only {
+            options.push(Rendering::Signature);
+        }
+        let file_cost = if files_in.contains_key(&d.file) {
+            0
+        } else {
+            tk.count(&file_open(opts.format, &repo.files[d.file].path))
+        };
+        let mut placed = false;
+        let mut last = None;
+        for rendering in options {
+            let priced = price(repo, &c, rendering, &content, opts);
+            // What it contains that was taken separately is refunded when it comes in.
+            let inner: Vec<usize> = (0..taken.len())
+                .filter(|&i| rendering == Rendering::Full && repo.is_within(taken[i].def, c.def))
+                .collect();
+            let refund: usize = inner.iter().map(|&i| taken[i].cost).sum();
+            if used + priced.cost + file_cost <= room + refund {
+                for &i in inner.iter().rev() {
+                    let t = taken.remove(i);
+                    used -= t.cost;
+                }
+                used += priced.cost + file_cost;
+                *files_in.entry(d.file).or_default() += 1;
+                taken.push(priced);
+                placed = true;
+                break;
+            }
+            last = Some(priced);
+        }
+        if !placed {
+            if let Some(p) = last {
+                dropped.push(p);
+            }
+        }
+    }
+    let in_pack: HashSet<usize> = taken.iter().map(|t| t.def).collect();
+    let order: Vec<usize> = (0..taken.len()).collect();
+    let candidates_total = taken.len() + dropped.len();
+    let fitted = tokens::fit_exact(tk, opts.budget, order, |kept, n| {
+        let mut p = pack.clone();
+        fill(
+            &mut p,
+            repo,
+            &taken,
+            &dropped,
+            kept,
+            &in_pack,
+            candidates_total,
+            n,
+            opts,
+        );
+        p.text
+    });
+    let Some((kept, _, n)) = fitted else {
+        bail!(
+            "a budget of {} tokens cannot hold even the pack's header ({header_cost} tokens)",
+            opts.budget
+        );
+    };
+    fill(
+        &mut pack,
+        repo,
+        &taken,
+        &dropped,
+        &kept,
+        &in_pack,
+        candidates_total,
+        n,
+        opts,
+    );
+    Ok(pack)
+}
+
+fn price(
+    repo: &Repo,
+    c: &Candidate,
+    rendering: Rendering,
+    content: &str,
+    opts: &Options,
+) -> Priced {
+    let d = &repo.defs[c.def];
+    let code = match rendering {
+        Rendering::Full => source_of(content, d).to_string(),
+        Rendering::Signature => signature_lines(d, 0),
+    };
+    let tk = opts.tokenizer;
+    let mut priced = Priced {
+        def: c.def,
+        reason: c.reason.clone(),
+        rendering,
+        code_tokens: tk.count(&code),
+        code,
+        cost: 0,
+    };
+    // Priced with every referenced symbol marked missing: the rendering can only be shorter.
+    let missing = missing_of(repo, c.def, &HashSet::new());
+    let symbol = packed(repo, &priced, missing);
+    priced.cost = match opts.format {
+        Format::Json => {
+            let text = serde_json::to_string_pretty(&symbol).unwrap_or_default();
+            tk.count(&text) + text.lines().count() + 2
+        }
+        format => tk.count(&symbol_text(format, &symbol, &repo.files[d.file].language)),
+    };
+    priced
+}
+
+/// Referenced symbols of `def` not in `in_pack`, most confident first.
+fn missing_of(repo: &Repo, def: usize, in_pack: &HashSet<usize>) -> Vec<Missing> {
+    let mut edges: Vec<&Edge> = repo.out_edges[def]
+        .iter()
+        .filter(|e| {
+            repo.defs[e.other].kind != NodeKind::File
+                && !in_pack.contains(&e.other)
+                && !in_pack
+                    .iter()
+                    .any(|&p| repo.is_within(e.other, p) || repo.is_within(def, e.other))
+        })
+        .collect();
+    edges.sort_by(|a, b| {
+        b.confidence
+            .total_cmp(&a.confidence)
+            .then(a.other.cmp(&b.other))
+    });
+    edges
+        .into_iter()
+        .take(NOT_IN_CONTEXT_LISTED)
+        .map(|e| {
+            let d = &repo.defs[e.other];
+            Missing {
+                qualified_name: d.qualified_name.clone(),
+                path: repo.files[d.file].path.clone(),
+                line: d.start_line,
+            }
+        })
+        .collect()
+}
+
+fn packed(repo: &Repo, p: &Priced, not_in_context: Vec<Missing>) -> PackedSymbol {
+    let d: &Def = &repo.defs[p.def];
+    PackedSymbol {
+        def: p.def,
+        qualified_name: d.qualified_name.clone(),
+        kind: d.kind.as_str(),
+        start_line: d.start_line,
+        end_line: d.end_line,
+        reason: p.reason.clone(),
+        rendering: p.rendering,
+        code: p.code.clone(),
+        not_in_context,
+    }
+}
+
+/// Sets the pack's files, account and text for `kept` (indexes into `taken`), its text
+/// stating `tokens` as its own count.
+#[allow(clippy::too_many_arguments)]
+fn fill(
+    pack: &mut Pack,
+    repo: &Repo,
+    taken: &[Priced],
+    dropped: &[Priced],
+    kept: &[usize],
+    in_pack_before: &HashSet<usize>,
+    candidates_total: usize,
+    tokens: usize,
+    opts: &Options,
+) {
+    let in_pack: HashSet<usize> = kept.iter().map(|&k| taken[k].def).collect();
+    debug_assert!(in_pack.is_subset(in_pack_before));
+    // Files in the order of their first symbol; symbols in source order.
+    let mut order: Vec<usize> = Vec::new();
+    let mut by_file: HashMap<usize, Vec<&Priced>> = HashMap::new();
+    for &k in kept {
+        let file = repo.defs[taken[k].def].file;
+        by_file
+            .entry(file)
+            .or_insert_with(|| {
+                order.push(file);
+                Vec::new()
+            })
+            .push(&taken[k]);
+    }
+    pack.files = order
+        .into_iter()
+        .map(|file| {
+            let mut symbols = by_file.remove(&file).unwrap_or_default();
+            symbols.sort_by_key(|p| (repo.defs[p.def].start_byte, p.def));
+            PackedFile {
+                path: repo.files[file].path.clone(),
+                language: repo.files[file].language.clone(),
+                symbols: symbols
+                    .into_iter()
+                    .map(|p| packed(repo, p, missing_of(repo, p.def, &in_pack)))
+                    .collect(),
+            }
+        })
+        .collect();
+    pack.code_tokens = kept.iter().map(|&k| taken[k].code_tokens).sum();
+    pack.account.tokens = tokens;
+    pack.account.included = kept.len();
+    pack.account.dropped = candidates_total - kept.len();
+    pack.dropped_top = Vec::new();
+    let mut all_dropped: Vec<DroppedSymbol> = Vec::new();
+    if opts.show_dropped {
+        all_dropped = (0..taken.len())
+            .filter(|k| !kept.contains(k))
+            .map(|k| &taken[k])
+            .chain(dropped.iter())
+            .take(DROPPED_LISTED)
+            .map(|p| {
+                let d = &repo.defs[p.def];
+                DroppedSymbol {
+                    qualified_name: d.qualified_name.clone(),
+                    path: repo.files[d.file].path.clone(),
+                    line: d.start_line,
+                    tokens: p.code_tokens,
+                    reason: p.reason.clone(),
+                }
+            })
+            .collect();
+    }
+    pack.text = render_text(pack, kept.len(), candidates_total, tokens);
+    if all_dropped.is_empty() {
+        return;
+    }
+    // The dropped list gets what room the budget has left: as many entries as fit.
+    let tk = opts.tokenizer;
+    let mut room = opts.budget.saturating_sub(tk.count(&pack.text));
+    for d in all_dropped {
+        let cost = match opts.format {
+            Format::Json => {
+                let text = serde_json::to_string_pretty(&d).unwrap_or_default();
+                tk.count(&text) + text.lines().count() + 2
+            }
+            format => tk.count(&dropped_text(format, std::slice::from_ref(&d))),
+        };
+        if cost > room {
+            break;
+        }
+        room -= cost;
+        pack.dropped_top.push(d);
+    }
+    pack.text = render_text(pack, kept.len(), candidates_total, tokens);
+}
+
+/// The pack's text in its format, stating `tokens` as its own count.
+fn render_text(pack: &Pack, included: usize, candidates: usize, tokens: usize) -> String {
+    match pack.format {
+        Format::Json => serde_json::to_string_pretty(pack).unwrap_or_default() + "\n",
+        format => {
+            let mut text = header(pack, included, candidates, tokens);
+            for f in &pack.files {
+                text.push_str(&file_open(format, &f.path));
+                for s in &f.symbols {
+                    text.push_str(&symbol_text(format, s, &f.language));
+                }
+                if format == Format::Xml {
+                    text.push_str("</file>\n");
+                }
+            }
+            text.push_str(&dropped_text(format, &pack.dropped_top));
+            if format == Format::Xml {
+                text.push_str("</context_pack>\n");
+            }
+            text
+        }
+    }
+}
+
+fn header(pack: &Pack, included: usize, candidates: usize, tokens: usize) -> String {
+    let target = match &pack.target {
+        Target::Entry(e) => format!("entry {e}"),
+        Target::Query(q) => {
+            let q: String = q.split_whitespace().collect::<Vec<_>>().join(" ");
+            let short: String = q.chars().take(100).collect();
+            let ell = if short.len() < q.len() { "..." } else { "" };
+            format!("query \"{short}{ell}\"")
+        }
+    };
+    let a = &pack.account;
+    let dropped = candidates.saturating_sub(included);
+    match pack.format {
+        Format::Xml => format!(
+            "<context_pack schema=\"{}\" tokenizer=\"{}\" budget=\"{}\" tokens=\"{tokens}\" \
+             code_tokens=\"{}\" repo_symbols=\"{}\" roots=\"{}\" included=\"{included}\" \
+             dropped=\"{dropped}\">\n<target>{}</target>\n",
+            pack.schema,
+            a.tokenizer.as_str(),
+            a.budget,
+            pack.code_tokens,
+            pack.repo_symbols,
+            pack.roots,
+            xml_escape(&target)
+        ),
+        _ => format!(
+            "# Context pack: {target}\n\
+             repository: {} symbols; included {included} ({} roots), dropped {dropped} that did not fit\n\
+             tokens: {} of code, {tokens} in all, budget {} ({})\n",
+            pack.repo_symbols,
+            pack.roots,
+            pack.code_tokens,
+            a.budget,
+            a.tokenizer.as_str()
+        ),
+    }
+}
+
+fn file_open(format: Format, path: &str) -> String {
+    match format {
+        Format::Xml => format!("<file path=\"{}\">\n", xml_escape(path)),
+        Format::Markdown => format!("\n## {path}\n"),
+        Format::Json => String::new(),
+    }
+}
+
+fn symbol_text(format: Format, s: &PackedSymbol, language: &str) -> String {
+    let mut out = String::new();
+    match format {
+        Format::Xml => {
+            let (why, confidence) = match &s.reason {
+                Reason::CalleeOf { confidence, .. } | Reason::CallerOf { confidence, .. } => (
+                    s.reason.describe(),
+                    format!(" confidence=\"{confidence:.2}\""),
+                ),
+                r => (r.describe(), String::new()),
+            };
+            out.push_str(&format!(
+                "<symbol name=\"{}\" kind=\"{}\" lines=\"{}-{}\" rendering=\"{}\" reason=\"{}\"{confidence}>{}</symbol>\n",
+                xml_escape(&s.qualified_name),
+                s.kind,
+                s.start_line,
+                s.end_line,
+                rendering_name(s.rendering),
+                xml_escape(&why),
+                cdata(&s.code)
+            ));
+            for m in &s.not_in_context {
+                out.push_str(&format!(
+                    "<not_in_context name=\"{}\" path=\"{}\" line=\"{}\" from=\"{}\"/>\n",
+                    xml_escape(&m.qualified_name),
+                    xml_escape(&m.path),
+                    m.line,
+                    xml_escape(&s.qualified_name)
+                ));
+            }
+        }
+        _ => {
+            let shown = match s.rendering {
+                Rendering::Full => "",
+                Rendering::Signature => ", signature only",
+            };
+            out.push_str(&format!(
+                "\n### {} ({}, lines {}-{}{shown}): {}\n",
+                s.qualified_name,
+                s.kind,
+                s.start_line,
+                s.end_line,
+                s.reason.describe()
+            ));
+            let fence = fence(&s.code);
+            out.push_str(&format!("{fence}{}\n", code_tag(language)));
+            out.push_str(&s.code);
+            if !s.code.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(&fence);
+            out.push('\n');
+            for m in &s.not_in_context {
+                out.push_str(&format!(
+                    "[NOT IN CONTEXT] {} ({}:{})\n",
+                    m.qualified_name, m.path, m.line
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn rendering_name(r: Rendering) -> &'static str {
+    match r {
+        Rendering::Full => "full",
+        Rendering::Signature => "signature",
+    }
+}
+
+fn dropped_text(format: Format, dropped: &[DroppedSymbol]) -> String {
+    if dropped.is_empty() {
+        return String::new();
+    }
+    let mut out = String::new();
+    match format {
+        Format::Xml => {
+            out.push_str("<dropped>\n");
+            for d in dropped {
+                out.push_str(&format!(
+                    "<symbol name=\"{}\" path=\"{}\" line=\"{}\" tokens=\"{}\" reason=\"{}\"/>\n",
+                    xml_escape(&d.qualified_name),
+                    xml_escape(&d.path),
+                    d.line,
+                    d.tokens,
+                    xml_escape(&d.reason.describe())
+                ));
+            }
+            out.push_str("</dropped>\n");
+        }
+        _ => {
+            out.push_str("\n## Left out (did not fit)\n");
+            for d in dropped {
+                out.push_str(&format!(
+                    "- {} ({}:{}, {} tokens): {}\n",
+                    d.qualified_name,
+                    d.path,
+                    d.line,
+                    d.tokens,
+                    d.reason.describe()
+                ));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,477 @@
+//! The repo map: the definitions that matter most, by personalized PageRank over the
+//! reference graph, rendered as signature, location and first docstring line, most relevant
+//! first, filling the token budget.
+//!
+//! The walk restarts at the focus (files, symbols) and at what the query names: definitions
+//! whose name is written in it as code, and its best full-text hits. Without either it
+//! restarts anywhere but tests, migrations and documentation. The stationary rank is then
+//! adjusted by what the numbers on the evaluation tasks supported (see `Weights`).
+
+use crate::graph::{Def, Repo};
+use crate::model::NodeKind;
+use crate::query::resolve_target;
+use crate::rank;
+use crate::tokens::{self, Account, Tokenizer};
+use anyhow::{bail, Result};
+use rusqlite::Connection;
+use serde::Serialize;
+use std::collections::HashMap;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Text,
+    Json,
+}
+
+impl Format {
+    pub fn parse(s: &str) -> Result<Format> {
+        match s {
+            "text" => Ok(Format::Text),
+            "json" => Ok(Format::Json),
+            _ => bail!("unknown map format {s:?}: use text or json"),
+        }
+    }
+}
+
+pub struct Options {
+    pub budget: usize,
+    /// Files (paths) or definitions (qualified names) to centre the map on.
+    pub focus: Vec<String>,
+    pub query: Option<String>,
+    pub format: Format,
+    pub tokenizer: Tokenizer,
+    /// List the best definitions left out, as many as fit.
+    pub show_dropped: bool,
+}
+
+/// Score factors applied to the stationary rank.
+#[derive(Clone, Copy, Debug)]
+pub struct Weights {
+    /// Tests, migrations, documentation.
+    pub secondary: f64,
+    /// A name defined in more than `common_name_limit` places.
+    pub common_name: f64,
+    pub common_name_limit: u32,
+    /// `_private` names (not `__dunder__`).
+    pub private: f64,
+}
+
+pub const WEIGHTS: Weights = Weights {
+    secondary: 0.3,
+    common_name: 0.5,
+    common_name_limit: 5,
+    private: 0.5,
+};
+
+/// How much of the restart a query's full-text hits get, against what it names as code.
+const QUERY_HITS: usize = 100;
+
+/// Definitions with a score, best first. File nodes are ranked (module-level code calls
+/// things) but never listed.
+pub fn rank_definitions(
+    conn: &Connection,
+    repo: &Repo,
+    focus: &[usize],
+    query: Option<&str>,
+    weights: &Weights,
+) -> Result<Vec<(usize, f64)>> {
+    let mut restart = vec![0.0; repo.defs.len()];
+    for &f in focus {
+        restart[f] += 1.0;
+    }
+    if let Some(q) = query {
+        for (def, w) in query_seeds(conn, repo, q)? {
+            restart[def] += w;
+        }
+    }
+    if restart.iter().all(|&w| w == 0.0) {
+        for (i, d) in repo.defs.iter().enumerate() {
+            restart[i] = if repo.files[d.file].secondary {
+                0.1
+            } else {
+                1.0
+            };
+        }
+    }
+    let rank = repo.pagerank(&restart);
+    let mut scored: Vec<(usize, f64)> = repo
+        .defs
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.kind != NodeKind::File)
+        .map(|(i, d)| (i, rank[i] * factor(repo, i, d, weights)))
+        .filter(|&(_, s)| s > 0.0)
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    Ok(scored)
+}
+
+fn factor(repo: &Repo, i: usize, d: &Def, w: &Weights) -> f64 {
+    let mut f = 1.0;
+    if repo.files[d.file].secondary {
+        f *= w.secondary;
+    }
+    if repo.same_named(i) > w.common_name_limit {
+        f *= w.common_name;
+    }
+    if is_private(&d.name) {
+        f *= w.private;
+    }
+    f
+}
+
+/// `_helper` but not `__init__`.
+pub fn is_private(name: &str) -> bool {
+    name.starts_with('_') && !(name.starts_with("__") && name.ends_with("__"))
+}
+
+/// Where a query restarts the walk: its best full-text hits, weighted by score (the best
+/// 1), and the definitions it names as code, 1 shared among same-named ones.
+pub fn query_seeds(conn: &Connection, repo: &Repo, query: &str) -> Result<Vec<(usize, f64)>> {
+    let mut seeds = Vec::new();
+    if let Some(fts) = rank::any_word_query(query) {
+        let hits = rank::definition_hits(conn, &fts, QUERY_HITS)?;
+        let best = hits.iter().map(|h| h.score).fold(0.0, f64::max);
+        for h in hits {
+            if let Some(i) = repo.index_of(h.node) {
+                if best > 0.0 {
+                    seeds.push((i, h.score / best));
+                }
+            }
+        }
+    }
+    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, d) in repo.defs.iter().enumerate() {
+        if d.kind != NodeKind::File {
+            by_name.entry(d.name.as_str()).or_default().push(i);
+        }
+    }
+    for token in query.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.')) {
+        for part in token.split('.').filter(|p| rank::looks_like_identifier(p)) {
+            if let Some(defs) = by_name.get(part) {
+                let share = 1.0 / defs.len() as f64;
+                seeds.extend(defs.iter().map(|&d| (d, share)));
+            }
+        }
+    }
+    Ok(seeds)
+}
+
+/// Focus arguments as definitions: a file path means its definitions, anything else one
+/// definition by (unambiguous) name.
+pub fn focus_defs(conn: &Connection, repo: &Repo, focus: &[String]) -> Result<Vec<usize>> {
+    let mut out = Vec::new();
+    for f in focus {
+        let id = resolve_target(conn, f)?;
+        let Some(i) = repo.index_of(id) else {
+            bail!("{f:?} is outside the part of the repository being mapped");
+        };
+        if repo.defs[i].kind == NodeKind::File {
+            let range = repo.defs_of_file(repo.defs[i].file);
+            out.extend(range);
+        } else {
+            out.push(i);
+        }
+    }
+    Ok(out)
+}
+
+#[derive(Debug, Serialize)]
+pub struct MapEntry {
+    /// Index into the `Repo` the map was rendered from.
+    #[serde(skip)]
+    pub def: usize,
+    pub qualified_name: String,
+    pub kind: &'static str,
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub signature: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub doc: Option<String>,
+    pub score: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RepoMap {
+    pub schema: &'static str,
+    #[serde(flatten)]
+    pub account: Account,
+    pub definitions_total: usize,
+    pub focus: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    pub entries: Vec<MapEntry>,
+    /// With `show_dropped`: the best definitions left out, best first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dropped_top: Vec<String>,
+    /// The rendering (for `json`, this document without this field).
+    #[serde(skip)]
+    pub text: String,
+}
+
+/// Stop scanning for more entries once the budget has less room than this, or after this
+/// many entries in a row did not fit.
+const ROOM_FLOOR: usize = 8;
+const MISSES_IN_A_ROW: usize = 200;
+/// Dropped names listed on request, at most.
+const DROPPED_LISTED: usize = 50;
+
+pub fn render(conn: &Connection, opts: &Options) -> Result<RepoMap> {
+    render_in(conn, &Repo::load(conn, None)?, opts)
+}
+
+/// `render` on a repository already in memory (`repo` must be the whole of `conn`'s).
+pub fn render_in(conn: &Connection, repo: &Repo, opts: &Options) -> Result<RepoMap> {
+    let focus = focus_defs(conn, repo, &opts.focus)?;
+    let ranked = rank_definitions(conn, repo, &focus, opts.query.as_deref(), &WEIGHTS)?;
+    if ranked.is_empty() {
+        bail!("the index holds no definitions to map");
+    }
+    render_ranked(repo, &ranked, opts)
+}
+
+/// Renders the best of `ranked` that fit the budget.
+pub fn render_ranked(repo: &Repo, ranked: &[(usize, f64)], opts: &Options) -> Result<RepoMap> {
+    let tk = opts.tokenizer;
+    let mut map = RepoMap {
+        schema: "codebase-indexer/map/1",
+        account: Account {
+            tokenizer: tk,
+            budget: opts.budget,
+            ..Account::default()
+        },
+        definitions_total: ranked.len(),
+        focus: opts.focus.clone(),
+        query: opts.query.clone(),
+        entries: Vec::new(),
+        dropped_top: Vec::new(),
+        text: String::new(),
+    };
+    let header_room = tk.count(&header(&map, 0, ranked.len(), 0));
+    let room = opts.budget.saturating_sub(header_room);
+    // Greedy by rank: an entry costs its lines, plus its file's header when it is the first
+    // of its file.
+    let mut taken: Vec<usize> = Vec::new();
+    let mut files_in: std::collections::HashSet<usize> = Default::default();
+    let (mut used, mut misses) = (0, 0);
+    for (k, &(def, score)) in ranked.iter().enumerate() {
+        if room - used < ROOM_FLOOR || misses >= MISSES_IN_A_ROW {
+            break;
+        }
+        let d = &repo.defs[def];
+        let mut cost = match opts.format {
+            Format::Text => tk.count(&entry_text(d)),
+            Format::Json => json_cost(tk, &entry(repo, def, score)),
+        };
+        if !files_in.contains(&d.file) {
+            cost += match opts.format {
+                Format::Text => tk.count(&format!("{}\n", repo.files[d.file].path)),
+                Format::Json => 0,
+            };
+        }
+        if used + cost <= room {
+            used += cost;
+            taken.push(k);
+            files_in.insert(d.file);
+            misses = 0;
+        } else {
+            misses += 1;
+        }
+    }
+    let fitted = tokens::fit_exact(tk, opts.budget, taken, |taken, n| {
+        let mut m = RepoMap {
+            entries: Vec::new(),
+            dropped_top: Vec::new(),
+            text: String::new(),
+            focus: map.focus.clone(),
+            query: map.query.clone(),
+            account: map.account.clone(),
+            ..map
+        };
+        fill(&mut m, repo, ranked, taken, n, opts);
+        m.text
+    });
+    let Some((taken, _, n)) = fitted else {
+        bail!(
+            "a budget of {} tokens cannot hold even the map's header ({header_room} tokens)",
+            opts.budget
+        );
+    };
+    fill(&mut map, repo, ranked, &taken, n, opts);
+    Ok(map)
+}
+
+/// Sets `map`'s entries, account and text for the entries `taken` (indexes into `ranked`),
+/// its text stating `tokens` as its own count.
+fn fill(
+    map: &mut RepoMap,
+    repo: &Repo,
+    ranked: &[(usize, f64)],
+    taken: &[usize],
+    tokens: usize,
+    opts: &Options,
+) {
+    map.entries = taken
+        .iter()
+        .map(|&k| entry(repo, ranked[k].0, ranked[k].1))
+        .collect();
+    map.account.tokens = tokens;
+    map.account.included = taken.len();
+    map.account.dropped = ranked.len() - taken.len();
+    let in_map: std::collections::HashSet<usize> = taken.iter().copied().collect();
+    map.dropped_top = Vec::new();
+    let head = header(map, taken.len(), ranked.len(), tokens);
+    match opts.format {
+        Format::Text => {
+            let mut text = head;
+            // Files in the order of their best entry, entries in source order.
+            let mut order: Vec<usize> = Vec::new();
+            let mut by_file: HashMap<usize, Vec<usize>> = HashMap::new();
+            for &k in taken {
+                let def = ranked[k].0;
+                let file = repo.defs[def].file;
+                by_file
+                    .entry(file)
+                    .or_insert_with(|| {
+                        order.push(file);
+                        Vec::new()
+                    })
+                    .push(def);
+            }
+            for file in order {
+                text.push_str(&repo.files[file].path);
+                text.push('\n');
+                let mut defs = by_file.remove(&file).unwrap_or_default();
+                defs.sort_by_key(|&d| (repo.defs[d].start_byte, d));
+                for d in defs {
+                    text.push_str(&entry_text(&repo.defs[d]));
+                }
+            }
+            if opts.show_dropped {
+                append_dropped(&mut text, repo, ranked, &in_map, opts, tokens);
+            }
+            map.text = text;
+        }
+        Format::Json => {
+            if opts.show_dropped {
+                map.dropped_top = ranked
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, _)| !in_map.contains(k))
+                    .take(DROPPED_LISTED)
+                    .map(|(_, &(d, _))| repo.defs[d].qualified_name.clone())
+                    .collect();
+            }
+            map.text = serde_json::to_string_pretty(&*map).unwrap_or_default() + "\n";
+        }
+    }
+}
+
+/// The best definitions left out, as many as the budget still has room for (the count of the
+/// whole is checked afterwards by the caller).
+fn append_dropped(
+    text: &mut String,
+    repo: &Repo,
+    ranked: &[(usize, f64)],
+    in_map: &std::collections::HashSet<usize>,
+    opts: &Options,
+    tokens: usize,
+) {
+    let names: Vec<&str> = ranked
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| !in_map.contains(k))
+        .take(DROPPED_LISTED)
+        .map(|(_, &(d, _))| repo.defs[d].qualified_name.as_str())
+        .collect();
+    if names.is_empty() {
+        return;
+    }
+    let room = opts
+        .budget
+        .saturating_sub(tokens.max(opts.tokenizer.count(text)));
+    let mut line = String::from("# left out, best first:");
+    let mut listed = 0;
+    for name in names {
+        let more = format!(" {name}");
+        if opts.tokenizer.count(&line) + opts.tokenizer.count(&more) + 2 > room {
+            break;
+        }
+        line.push_str(&more);
+        listed += 1;
+    }
+    if listed > 0 {
+        text.push_str(&line);
+        text.push('\n');
+    }
+}
+
+fn header(map: &RepoMap, included: usize, total: usize, tokens: usize) -> String {
+    let mut centred = Vec::new();
+    if !map.focus.is_empty() {
+        centred.push(format!("focus {}", map.focus.join(", ")));
+    }
+    if let Some(q) = &map.query {
+        let q: String = q.split_whitespace().collect::<Vec<_>>().join(" ");
+        let short: String = q.chars().take(60).collect();
+        let ell = if short.len() < q.len() { "..." } else { "" };
+        centred.push(format!("query \"{short}{ell}\""));
+    }
+    let centred = if centred.is_empty() {
+        String::new()
+    } else {
+        format!(", centred on {}", centred.join("; "))
+    };
+    format!(
+        "# repo map: {included} of {total} definitions by PageRank{centred}; {tokens} of {} tokens ({}), {} left out\n",
+        map.account.budget,
+        map.account.tokenizer.as_str(),
+        total - included
+    )
+}
+
+/// `  301  class QuerySet(AltersData):  # django.db.models.query.QuerySet` and the docstring's
+/// first line under it.
+fn entry_text(d: &Def) -> String {
+    let mut out = String::new();
+    let lines = crate::render::signature_lines(d, 0);
+    for (i, line) in lines.lines().enumerate() {
+        if i == 0 {
+            out.push_str(&format!("{:>6}  ", d.start_line));
+        } else {
+            out.push_str("        ");
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    if let Some(doc) = &d.doc_line {
+        out.push_str("          ");
+        out.push_str(doc);
+        out.push('\n');
+    }
+    out
+}
+
+fn entry(repo: &Repo, def: usize, score: f64) -> MapEntry {
+    let d = &repo.defs[def];
+    MapEntry {
+        def,
+        qualified_name: d.qualified_name.clone(),
+        kind: d.kind.as_str(),
+        path: repo.files[d.file].path.clone(),
+        start_line: d.start_line,
+        end_line: d.end_line,
+        signature: d.signature.clone().unwrap_or_else(|| d.name.clone()),
+        doc: d.doc_line.clone(),
+        score: (score * 1e9).round() / 1e9,
+    }
+}
+
+/// Tokens an entry adds to the pretty JSON document: its own pretty text, plus a token of
+/// indentation per line.
+fn json_cost(tk: Tokenizer, e: &MapEntry) -> usize {
+    let text = serde_json::to_string_pretty(e).unwrap_or_default();
+    tk.count(&text) + text.lines().count() + 1
+}

@@ -1,0 +1,163 @@
+//! Token counting for every rendered context: a real BPE tokenizer (tiktoken's o200k_base by
+//! default, cl100k_base on request), and the budget arithmetic the renderers share.
+
+use anyhow::{bail, Result};
+use serde::Serialize;
+use tiktoken_rs::CoreBPE;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tokenizer {
+    #[default]
+    O200k,
+    Cl100k,
+}
+
+impl Tokenizer {
+    pub fn parse(s: &str) -> Result<Tokenizer> {
+        match s {
+            "o200k" | "o200k_base" => Ok(Tokenizer::O200k),
+            "cl100k" | "cl100k_base" => Ok(Tokenizer::Cl100k),
+            _ => bail!("unknown tokenizer {s:?}: use o200k or cl100k"),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tokenizer::O200k => "o200k",
+            Tokenizer::Cl100k => "cl100k",
+        }
+    }
+
+    fn bpe(self) -> &'static CoreBPE {
+        match self {
+            Tokenizer::O200k => tiktoken_rs::o200k_base_singleton(),
+            Tokenizer::Cl100k => tiktoken_rs::cl100k_base_singleton(),
+        }
+    }
+
+    /// Loads the tokenizer's tables on another thread (about 0.3 s for o200k), so that the
+    /// caller's own work overlaps with it; the first `count` waits for the load.
+    pub fn warm_in_background(self) {
+        std::thread::spawn(move || {
+            self.bpe();
+        });
+    }
+
+    /// Tokens of `text`, special-token text counted as plain text (as an API sees pasted code).
+    pub fn count(self, text: &str) -> usize {
+        self.bpe().encode_ordinary(text).len()
+    }
+}
+
+/// What a rendering put in and what it left out, in the terms every renderer reports.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Account {
+    pub tokenizer: Tokenizer,
+    pub budget: usize,
+    /// Tokens of the whole output, this account's own lines included.
+    pub tokens: usize,
+    pub included: usize,
+    pub dropped: usize,
+}
+
+/// Items chosen in priority order, each whole or not at all: an item that does not fit is
+/// skipped and the scan goes on, so smaller items later in the order still get their turn.
+/// `costs[i]` is item i's tokens; returns the indexes taken, in priority order.
+pub fn select_greedy(costs: &[usize], room: usize) -> Vec<usize> {
+    let mut used = 0;
+    let mut taken = Vec::new();
+    for (i, &cost) in costs.iter().enumerate() {
+        if used + cost <= room {
+            used += cost;
+            taken.push(i);
+        }
+    }
+    taken
+}
+
+/// Renders `taken` with its own token count written into it, and makes that count exact:
+/// `render(taken, n)` must mention `n` as the output's tokens. Digits tokenize in groups, so
+/// the count is iterated to a fixed point. When the output is over `budget`, the last taken
+/// item (the least important) is dropped and the rendering redone, so the result never
+/// exceeds the budget; `None` when not even the empty rendering fits.
+pub fn fit_exact(
+    tokenizer: Tokenizer,
+    budget: usize,
+    mut taken: Vec<usize>,
+    mut render: impl FnMut(&[usize], usize) -> String,
+) -> Option<(Vec<usize>, String, usize)> {
+    loop {
+        if let Some((text, n)) = self_counted(tokenizer, &taken, &mut render) {
+            if n <= budget {
+                return Some((taken, text, n));
+            }
+        }
+        taken.pop()?;
+    }
+}
+
+/// The rendering whose stated token count is its true count, if one is found near the first.
+fn self_counted(
+    tokenizer: Tokenizer,
+    taken: &[usize],
+    render: &mut impl FnMut(&[usize], usize) -> String,
+) -> Option<(String, usize)> {
+    let mut guess = tokenizer.count(&render(taken, 0));
+    for _ in 0..6 {
+        let text = render(taken, guess);
+        let n = tokenizer.count(&text);
+        if n == guess {
+            return Some((text, n));
+        }
+        guess = n;
+    }
+    // An oscillation between neighbours: try each near value once.
+    (guess.saturating_sub(4)..guess + 5).find_map(|g| {
+        let text = render(taken, g);
+        (tokenizer.count(&text) == g).then_some((text, g))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn greedy_skips_what_does_not_fit_and_keeps_scanning() {
+        assert_eq!(select_greedy(&[5, 20, 3, 4, 1], 10), vec![0, 2, 4]);
+        assert_eq!(select_greedy(&[11], 10), Vec::<usize>::new());
+        assert_eq!(select_greedy(&[], 10), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn exact_fit_states_its_own_count_and_stays_in_budget() {
+        let items: Vec<String> = (0..50).map(|i| format!("item number {i}\n")).collect();
+        let render = |taken: &[usize], n: usize| {
+            let mut s: String = taken.iter().map(|&i| items[i].as_str()).collect();
+            s.push_str(&format!("-- {n} tokens\n"));
+            s
+        };
+        for budget in [0, 3, 10, 37, 100, 1000] {
+            let all: Vec<usize> = (0..50).collect();
+            match fit_exact(Tokenizer::O200k, budget, all, render) {
+                Some((taken, text, n)) => {
+                    assert_eq!(Tokenizer::O200k.count(&text), n);
+                    assert!(n <= budget, "{n} > {budget}");
+                    assert!(text.ends_with(&format!("-- {n} tokens\n")));
+                    assert_eq!(text, render(&taken, n));
+                }
+                None => assert!(Tokenizer::O200k.count(&render(&[], 0)) > budget),
+            }
+        }
+    }
+
+    #[test]
+    fn tokenizers_differ_and_parse() {
+        assert_eq!(Tokenizer::parse("cl100k").unwrap(), Tokenizer::Cl100k);
+        assert!(Tokenizer::parse("gpt2").is_err());
+        let text = "def charge(amount: int) -> Payment:  # src.payments.service.charge";
+        assert!(Tokenizer::O200k.count(text) > 5);
+        assert!(Tokenizer::Cl100k.count(text) > 5);
+    }
+}
