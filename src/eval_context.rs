@@ -5,8 +5,9 @@
 //! inside a definition included in full; for the map, the symbol's own entry. Beside it, the
 //! baseline's in-budget recall: whole files ranked by BM25, as many as fit.
 //!
-//! A gold symbol is `path::Name` (`Class.method`); `path::impl:N` (module-level code) names
-//! no symbol, and a task with only such gold symbols does not count for symbol recall.
+//! A gold symbol is `path::Name` (`Class.method`); `path::impl:N`, `path::imports` and
+//! `path::docstring` (module-level code) name no symbol, and a task with only such gold
+//! symbols does not count for symbol recall.
 
 use crate::eval::{percentile, round4, within_budget, Bm25, Task, TokenCounts};
 use crate::graph::Repo;
@@ -231,7 +232,11 @@ fn render(
     Ok((files, defs, account.tokens, account.included))
 }
 
-/// Gold symbols (`path::Class.method`) as definitions; `impl:N` names none and is skipped.
+/// Names the tasks give to module-level code when the file defines nothing so named.
+const MODULE_LEVEL: [&str; 2] = ["imports", "docstring"];
+
+/// Gold symbols (`path::Class.method`) as definitions; `impl:N`, `imports` and `docstring`
+/// name module-level code, no symbol, and are skipped.
 fn gold_symbols(repo: &Repo, symbols: &[String]) -> (Vec<usize>, Vec<String>) {
     let mut found = Vec::new();
     let mut missing = Vec::new();
@@ -253,6 +258,8 @@ fn gold_symbols(repo: &Repo, symbols: &[String]) -> (Vec<usize>, Vec<String>) {
         });
         match hit {
             Some(d) => found.push(d),
+            // The file's imports or docstring: module-level code, like `impl:N`.
+            None if MODULE_LEVEL.contains(&name) => {}
             None => missing.push(s.clone()),
         }
     }

@@ -64,11 +64,18 @@ pub const QUERY_ROOTS: usize = 8;
 /// Breadth-first rounds (each a hop of callees and a hop of callers).
 const ROUNDS: usize = 3;
 /// Candidates considered at most: a hub's callers can be most of a repository.
-const MAX_CANDIDATES: usize = 3000;
+const MAX_CANDIDATES: usize = 1000;
 /// Referenced symbols left out, listed per included symbol at most.
 const NOT_IN_CONTEXT_LISTED: usize = 5;
 /// Dropped symbols listed on request, at most.
 const DROPPED_LISTED: usize = 30;
+/// The scan for candidates that fit stops when the budget has less room than this, or after
+/// this many candidates in a row did not fit.
+const ROOM_FLOOR: usize = 16;
+const MISSES_IN_A_ROW: usize = 150;
+/// Bytes per token above which code is assumed not to go (o200k and cl100k average about 4
+/// on source code; only long runs of one character go far beyond).
+const MAX_BYTES_PER_TOKEN: usize = 12;
 /// Reciprocal rank fusion constant.
 const RRF_K: f64 = 60.0;
 
@@ -135,7 +142,10 @@ pub struct DroppedSymbol {
     pub qualified_name: String,
     pub path: String,
     pub line: u32,
+    /// Tokens of its code in full (the rendering tried last, for a root its signature).
     pub tokens: usize,
+    /// `tokens` estimated from its size (bytes / 4): it was too large to try.
+    pub tokens_estimated: bool,
     pub reason: Reason,
 }
 
@@ -178,6 +188,8 @@ struct Priced {
     /// Tokens of the symbol's fragment of the output, and of its code alone.
     cost: usize,
     code_tokens: usize,
+    /// `code_tokens` is a size estimate (bytes / 4), the code not being tokenized.
+    estimated: bool,
 }
 
 pub fn build(conn: &Connection, opts: &Options) -> Result<Pack> {
@@ -225,27 +237,23 @@ pub fn roots(conn: &Connection, repo: &Repo, target: &Target) -> Result<Vec<usiz
 /// Definitions for a query, best first: BM25 hits fused with the personalized PageRank of
 /// the repo map by reciprocal rank.
 pub fn query_ranking(conn: &Connection, repo: &Repo, query: &str) -> Result<Vec<usize>> {
-    let Some(fts) = rank::any_word_query(query) else {
+    if rank::any_word_query(query).is_none() {
         bail!("the query {query:?} has no words to look for");
-    };
+    }
+    let hits = repomap::query_hits(conn, query, rank::TOP_DEFINITIONS)?;
     let mut fused: HashMap<usize, f64> = HashMap::new();
-    let mut hits = rank::definition_hits(conn, &fts, rank::TOP_DEFINITIONS)?;
-    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node)));
-    let mut rank_in_hits = 0;
-    for h in &hits {
-        let Some(d) = repo.index_of(h.node) else {
-            continue;
-        };
-        if repo.defs[d].kind == NodeKind::File {
-            continue;
-        }
-        *fused.entry(d).or_default() += 1.0 / (RRF_K + rank_in_hits as f64 + 1.0);
-        rank_in_hits += 1;
+    let in_repo = hits
+        .iter()
+        .filter_map(|h| repo.index_of(h.node))
+        .filter(|&d| repo.defs[d].kind != NodeKind::File);
+    for (r, d) in in_repo.enumerate() {
+        *fused.entry(d).or_default() += 1.0 / (RRF_K + r as f64 + 1.0);
     }
     if fused.is_empty() {
         return Ok(Vec::new());
     }
-    let ranked = repomap::rank_definitions(conn, repo, &[], Some(query), &WEIGHTS)?;
+    let seeds = repomap::query_seeds(repo, query, &hits);
+    let ranked = repomap::rank_definitions(repo, &seeds, &WEIGHTS);
     for (r, &(d, _)) in ranked.iter().take(rank::TOP_DEFINITIONS).enumerate() {
         *fused.entry(d).or_default() += 1.0 / (RRF_K + r as f64 + 1.0);
     }
@@ -374,7 +382,12 @@ fn assemble(
     let mut dropped: Vec<Priced> = Vec::new();
     let mut used = 0;
     let mut files_in: HashMap<usize, usize> = HashMap::new();
+    let considered = candidates.len();
+    let mut misses = 0;
     for c in candidates {
+        if room - used < ROOM_FLOOR || misses >= MISSES_IN_A_ROW {
+            break;
+        }
         let d = &repo.defs[c.def];
         // Inside something already taken whole: already in the pack.
         if taken
@@ -400,6 +413,12 @@ fn assemble(
         let mut placed = false;
         let mut last = None;
         for rendering in options {
+            // Code has fewer tokens than bytes / MAX_BYTES_PER_TOKEN only when it is mostly
+            // one repeated run; what is surely too large is not tokenized to find out.
+            let bytes = (d.end_byte - d.start_byte) as usize;
+            if rendering == Rendering::Full && bytes / MAX_BYTES_PER_TOKEN > room - used {
+                continue;
+            }
             let priced = price(repo, &c, rendering, &content, opts);
             // What it contains that was taken separately is refunded when it comes in.
             let inner: Vec<usize> = (0..taken.len())
@@ -419,15 +438,28 @@ fn assemble(
             }
             last = Some(priced);
         }
-        if !placed {
-            if let Some(p) = last {
-                dropped.push(p);
-            }
+        if placed {
+            misses = 0;
+        } else {
+            misses += 1;
+            dropped.push(last.unwrap_or_else(|| {
+                // Too large by its size alone: its tokens are estimated, not counted.
+                let bytes = (d.end_byte - d.start_byte) as usize;
+                Priced {
+                    def: c.def,
+                    reason: c.reason.clone(),
+                    rendering: Rendering::Full,
+                    code: String::new(),
+                    cost: 0,
+                    code_tokens: bytes / 4,
+                    estimated: true,
+                }
+            }));
         }
     }
     let in_pack: HashSet<usize> = taken.iter().map(|t| t.def).collect();
     let order: Vec<usize> = (0..taken.len()).collect();
-    let candidates_total = taken.len() + dropped.len();
+    let candidates_total = considered;
     let fitted = tokens::fit_exact(tk, opts.budget, order, |kept, n| {
         let mut p = pack.clone();
         fill(
@@ -483,6 +515,7 @@ fn price(
         code_tokens: tk.count(&code),
         code,
         cost: 0,
+        estimated: false,
     };
     // Priced with every referenced symbol marked missing: the rendering can only be shorter.
     let missing = missing_of(repo, c.def, &HashSet::new());
@@ -606,6 +639,7 @@ fn fill(
                     path: repo.files[d.file].path.clone(),
                     line: d.start_line,
                     tokens: p.code_tokens,
+                    tokens_estimated: p.estimated,
                     reason: p.reason.clone(),
                 }
             })
@@ -686,7 +720,7 @@ fn header(pack: &Pack, included: usize, candidates: usize, tokens: usize) -> Str
         ),
         _ => format!(
             "# Context pack: {target}\n\
-             repository: {} symbols; included {included} ({} roots), dropped {dropped} that did not fit\n\
+             repository: {} symbols; included {included} ({} roots), left out {dropped} more reached from them\n\
              tokens: {} of code, {tokens} in all, budget {} ({})\n",
             pack.repo_symbols,
             pack.roots,
@@ -799,10 +833,11 @@ fn dropped_text(format: Format, dropped: &[DroppedSymbol]) -> String {
             out.push_str("\n## Left out (did not fit)\n");
             for d in dropped {
                 out.push_str(&format!(
-                    "- {} ({}:{}, {} tokens): {}\n",
+                    "- {} ({}:{}, {}{} tokens): {}\n",
                     d.qualified_name,
                     d.path,
                     d.line,
+                    if d.tokens_estimated { "about " } else { "" },
                     d.tokens,
                     d.reason.describe()
                 ));

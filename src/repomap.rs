@@ -67,23 +67,17 @@ pub const WEIGHTS: Weights = Weights {
 /// How much of the restart a query's full-text hits get, against what it names as code.
 const QUERY_HITS: usize = 100;
 
-/// Definitions with a score, best first. File nodes are ranked (module-level code calls
-/// things) but never listed.
+/// Definitions with a score, best first: PageRank restarting at `seeds` (definitions with
+/// weights), or, without seeds, anywhere but tests, migrations and documentation. File nodes
+/// are ranked (module-level code calls things) but never listed.
 pub fn rank_definitions(
-    conn: &Connection,
     repo: &Repo,
-    focus: &[usize],
-    query: Option<&str>,
+    seeds: &[(usize, f64)],
     weights: &Weights,
-) -> Result<Vec<(usize, f64)>> {
+) -> Vec<(usize, f64)> {
     let mut restart = vec![0.0; repo.defs.len()];
-    for &f in focus {
-        restart[f] += 1.0;
-    }
-    if let Some(q) = query {
-        for (def, w) in query_seeds(conn, repo, q)? {
-            restart[def] += w;
-        }
+    for &(d, w) in seeds {
+        restart[d] += w;
     }
     if restart.iter().all(|&w| w == 0.0) {
         for (i, d) in repo.defs.iter().enumerate() {
@@ -104,7 +98,7 @@ pub fn rank_definitions(
         .filter(|&(_, s)| s > 0.0)
         .collect();
     scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    Ok(scored)
+    scored
 }
 
 fn factor(repo: &Repo, i: usize, d: &Def, w: &Weights) -> f64 {
@@ -126,18 +120,16 @@ pub fn is_private(name: &str) -> bool {
     name.starts_with('_') && !(name.starts_with("__") && name.ends_with("__"))
 }
 
-/// Where a query restarts the walk: its best full-text hits, weighted by score (the best
-/// 1), and the definitions it names as code, 1 shared among same-named ones.
-pub fn query_seeds(conn: &Connection, repo: &Repo, query: &str) -> Result<Vec<(usize, f64)>> {
+/// Where a query restarts the walk: its best full-text hits (`hits`, best first, of which
+/// the first `QUERY_HITS`), weighted by score (the best 1), and the definitions it names as
+/// code, 1 shared among same-named ones.
+pub fn query_seeds(repo: &Repo, query: &str, hits: &[rank::DefinitionHit]) -> Vec<(usize, f64)> {
     let mut seeds = Vec::new();
-    if let Some(fts) = rank::any_word_query(query) {
-        let hits = rank::definition_hits(conn, &fts, QUERY_HITS)?;
-        let best = hits.iter().map(|h| h.score).fold(0.0, f64::max);
-        for h in hits {
+    let best = hits.iter().map(|h| h.score).fold(0.0, f64::max);
+    if best > 0.0 {
+        for h in hits.iter().take(QUERY_HITS) {
             if let Some(i) = repo.index_of(h.node) {
-                if best > 0.0 {
-                    seeds.push((i, h.score / best));
-                }
+                seeds.push((i, h.score / best));
             }
         }
     }
@@ -155,7 +147,21 @@ pub fn query_seeds(conn: &Connection, repo: &Repo, query: &str) -> Result<Vec<(u
             }
         }
     }
-    Ok(seeds)
+    seeds
+}
+
+/// A query's full-text hits over definitions, best first (none for a query without words).
+pub fn query_hits(
+    conn: &Connection,
+    query: &str,
+    limit: usize,
+) -> Result<Vec<rank::DefinitionHit>> {
+    let Some(fts) = rank::any_word_query(query) else {
+        return Ok(Vec::new());
+    };
+    let mut hits = rank::definition_hits(conn, &fts, limit)?;
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node)));
+    Ok(hits)
 }
 
 /// Focus arguments as definitions: a file path means its definitions, anything else one
@@ -224,8 +230,15 @@ pub fn render(conn: &Connection, opts: &Options) -> Result<RepoMap> {
 
 /// `render` on a repository already in memory (`repo` must be the whole of `conn`'s).
 pub fn render_in(conn: &Connection, repo: &Repo, opts: &Options) -> Result<RepoMap> {
-    let focus = focus_defs(conn, repo, &opts.focus)?;
-    let ranked = rank_definitions(conn, repo, &focus, opts.query.as_deref(), &WEIGHTS)?;
+    let mut seeds: Vec<(usize, f64)> = focus_defs(conn, repo, &opts.focus)?
+        .into_iter()
+        .map(|d| (d, 1.0))
+        .collect();
+    if let Some(q) = &opts.query {
+        let hits = query_hits(conn, q, QUERY_HITS)?;
+        seeds.extend(query_seeds(repo, q, &hits));
+    }
+    let ranked = rank_definitions(repo, &seeds, &WEIGHTS);
     if ranked.is_empty() {
         bail!("the index holds no definitions to map");
     }
