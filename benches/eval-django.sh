@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Retrieval evaluation on real Django releases (SWE-bench Lite, Django tasks).
 #
-#   benches/eval-django.sh [--tasks FILE] [--work DIR] [--bin PATH] [--k 1,3,5,10]
-#                          [--budgets 4000,13000,27000] [--fake-eval]
+#   benches/eval-django.sh [--tasks FILE] [--work DIR] [--bin PATH] [--mode files|map|pack]
+#                          [--k 1,3,5,10] [--budgets 4000,13000,27000]
+#                          [--tokenizer o200k|cl100k] [--fake-eval]
 #
 # Downloads each release's sdist from PyPI once (later runs are offline), moves one
 # index incrementally through the releases in version order, runs `indexer eval` on

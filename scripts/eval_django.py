@@ -12,6 +12,11 @@ For every Django release the tasks name (in version order) this script:
   4. recomputes one summary over all tasks of all releases, prints a Markdown
      report on stdout and writes WORK/report.json and WORK/tasks.tsv.
 
+--mode files (the default) ranks files against BM25 over whole files (Acc@k, MRR,
+in-budget recall); --mode map and --mode pack measure what the repo map or the
+query pack of each task's text holds at each token budget (a gold file, a gold
+symbol), beside BM25's whole files that fit in the same budget.
+
 Progress goes to stderr, the report to stdout. Any error stops the run.
 """
 
@@ -37,7 +42,12 @@ DEFAULT_TASKS = "/work/shared/eval/swebench-lite-django.jsonl"
 DEFAULT_WORK = "~/.cache/indexer-eval/django"
 DEFAULT_K = "1,3,5,10"
 DEFAULT_BUDGETS = "4000,13000,27000"
+DEFAULT_TOKENIZER = "o200k"
+MODES = ("files", "map", "pack")
 RESULT_KEYS = ("rank", "reciprocal_rank", "hit_at", "in_budget", "latency_ms", "top")
+CONTEXT_TASK_LISTS = ("gold_files", "missing_gold_files", "gold_symbols", "missing_gold_symbols")
+CONTEXT_SUMMARY_KEYS = ("tasks", "gold_file_recall", "bm25_gold_file_recall", "tasks_naming_symbols",
+                        "gold_symbol_recall", "mean_tokens", "median_ms", "p95_ms")
 
 
 def log(msg: str) -> None:
@@ -351,12 +361,14 @@ def fake_eval(tasks: list[dict], tree: Path, ks: list[int], budgets: list[int]) 
     return doc
 
 
-def run_eval(binary: Path, tasks_file: Path, db: Path, k_arg: str | None, budgets_arg: str | None) -> dict:
+def run_eval(binary: Path, tasks_file: Path, db: Path, k_arg: str | None, budgets_arg: str | None,
+             extra: tuple[str, ...] = ()) -> dict:
     cmd = [str(binary), "eval", str(tasks_file), "--db", str(db), "--json"]
     if k_arg is not None:
         cmd += ["--k", k_arg]
     if budgets_arg is not None:
         cmd += ["--budgets", budgets_arg]
+    cmd += list(extra)
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=sys.stderr)
     if r.returncode != 0:
         die(f"`{' '.join(cmd)}` failed (exit {r.returncode})"
@@ -531,6 +543,349 @@ def markdown(report: dict) -> str:
     return "\n".join(lines)
 
 
+# ---------------------------------------------------------------- map and pack modes
+
+def _unit(*parts: str) -> float:
+    """A number in [0, 1) drawn from a hash of `parts`."""
+    h = hashlib.sha256("\0".join(parts).encode()).digest()[:8]
+    return int.from_bytes(h, "big") / 2.0 ** 64
+
+
+def _fake_qualified_name(symbol: str) -> str:
+    """`django/db/models/query.py::QuerySet.update` as `django.db.models.query.QuerySet.update`."""
+    path, name = symbol.split("::", 1)
+    module = path[:-3] if path.endswith(".py") else path
+    if module.endswith("/__init__"):
+        module = module[: -len("/__init__")]
+    return f"{module.replace('/', '.')}.{name}"
+
+
+def fake_eval_context(tasks: list[dict], tree: Path, mode: str, budgets: list[int]) -> dict:
+    """A result shaped like `indexer eval --mode map|pack --json`, derived from hashes of task ids.
+
+    Gold-file presence (hence exclusion) is checked against the real working tree, and a
+    gold symbol counts as found when its file is there; every other number is made up.
+    Hits grow with the budget, so the aggregation sees plausible curves.
+    """
+    out_tasks = []
+    excluded = []
+    for t in tasks:
+        tid = t["id"]
+        present = [g for g in t["gold_files"] if (tree / g).is_file()]
+        missing = [g for g in t["gold_files"] if not (tree / g).is_file()]
+        symbols, missing_symbols = [], []
+        for sym in t.get("gold_symbols") or []:
+            if "::" not in sym or sym.split("::", 1)[1].startswith("impl:"):
+                continue
+            if (tree / sym.split("::", 1)[0]).is_file():
+                symbols.append(_fake_qualified_name(sym))
+            else:
+                missing_symbols.append(sym)
+        is_excl = not present
+        if is_excl:
+            excluded.append(tid)
+        results = {}
+        if not is_excl:
+            u_file, u_bm25, u_sym = (_unit(mode, what, tid) for what in ("file", "bm25", "symbol"))
+            for b in budgets:
+                gold_file = u_file < b / (b + 6000)
+                tokens = int(b * (0.85 + 0.15 * _unit(mode, "tokens", tid, str(b))))
+                results[str(b)] = {
+                    "gold_file": gold_file,
+                    "gold_symbol": (gold_file and u_sym < b / (b + 12000)) if symbols else None,
+                    "bm25_gold_file": u_bm25 < b / (b + 15000),
+                    "tokens": tokens,
+                    "included": max(1, tokens // 350),
+                    "latency_ms": round(20.0 + b / 200.0 * (0.5 + _unit(mode, "ms", tid, str(b))), 2),
+                }
+        out_tasks.append({"id": tid, "gold_files": present, "missing_gold_files": missing,
+                          "gold_symbols": symbols, "missing_gold_symbols": missing_symbols,
+                          "excluded": is_excl, "results": results})
+    summary = {}
+    for b in budgets:
+        m = summarize_context(out_tasks, b)
+        summary[str(b)] = {
+            "tasks": m["tasks"],
+            "gold_file_recall": round(m["gold_file_recall"] or 0.0, 4),
+            "bm25_gold_file_recall": round(m["bm25_gold_file_recall"] or 0.0, 4),
+            "tasks_naming_symbols": m["tasks_naming_symbols"],
+            "gold_symbol_recall": round(m["gold_symbol_recall"] or 0.0, 4),
+            "mean_tokens": round(m["mean_tokens"] or 0.0, 4),
+            "median_ms": round(m["median_ms"] or 0.0, 2),
+            "p95_ms": round(m["p95_ms"] or 0.0, 2),
+        }
+    return {"mode": mode, "budgets": budgets, "tasks": out_tasks, "summary": summary,
+            "excluded": excluded, "load_ms": 0.0}
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _is_count(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= 0
+
+
+def validate_eval_context(doc: dict, release: str, task_ids: list[str], mode: str,
+                          budgets: list[int]) -> list[dict]:
+    """Check the map/pack eval output has what the aggregation reads; return its tasks."""
+    where = f"[{release}]"
+    got_mode = need(doc, "mode", where, str)
+    if got_mode != mode:
+        die(f"indexer eval output: {where}.mode is {got_mode!r}, expected {mode!r}")
+    got_b = need(doc, "budgets", where, list)
+    if got_b != budgets:
+        die(f"indexer eval output: {where}.budgets is {got_b}, expected {budgets}")
+    tasks = need(doc, "tasks", where, list)
+    summary = need(doc, "summary", where, dict)
+    need(doc, "excluded", where, list)
+    if not _is_number(need(doc, "load_ms", where)):
+        die(f"indexer eval output: {where}.load_ms should be a number")
+    ids = [need(t, "id", f"{where}.tasks[{i}]", str) for i, t in enumerate(tasks)]
+    if sorted(ids) != sorted(task_ids):
+        die(f"indexer eval output: {where} task ids differ from the input; "
+            f"missing {sorted(set(task_ids) - set(ids))}, unexpected {sorted(set(ids) - set(task_ids))}")
+    keys = [str(b) for b in budgets]
+    for t in tasks:
+        tw = f"{where}.tasks[{t['id']}]"
+        for key in CONTEXT_TASK_LISTS:
+            if not all(isinstance(x, str) for x in need(t, key, tw, list)):
+                die(f"indexer eval output: {tw}.{key} should be a list of strings")
+        is_excl = need(t, "excluded", tw, bool)
+        res = need(t, "results", tw, dict)
+        # An excluded task has nothing rendered, so its results are not read.
+        if is_excl:
+            continue
+        if sorted(res) != sorted(keys):
+            die(f"indexer eval output: {tw}.results has budgets {sorted(res)}, expected {keys}")
+        names_symbol = bool(t["gold_symbols"])
+        for b in keys:
+            r = need(res, b, f"{tw}.results", dict)
+            rw = f"{tw}.results.{b}"
+            need(r, "gold_file", rw, bool)
+            need(r, "bm25_gold_file", rw, bool)
+            gs = need(r, "gold_symbol", rw)
+            if gs is not None and not isinstance(gs, bool):
+                die(f"indexer eval output: {rw}.gold_symbol should be true, false or null, got {gs!r}")
+            if (gs is None) == names_symbol:
+                die(f"indexer eval output: {rw}.gold_symbol is {gs!r} but the task has "
+                    f"{len(t['gold_symbols'])} gold symbols in the index (null means none)")
+            for key in ("tokens", "included"):
+                if not _is_count(need(r, key, rw)):
+                    die(f"indexer eval output: {rw}.{key} should be a non-negative integer, got {r[key]!r}")
+            if not _is_number(need(r, "latency_ms", rw)):
+                die(f"indexer eval output: {rw}.latency_ms should be a number")
+            if r["tokens"] > int(b):
+                log(f"{where} warning: {t['id']} at budget {b}: the rendering has {r['tokens']} tokens")
+    for b in keys:
+        s = need(summary, b, f"{where}.summary", dict)
+        for key in CONTEXT_SUMMARY_KEYS:
+            if not _is_number(need(s, key, f"{where}.summary.{b}")):
+                die(f"indexer eval output: {where}.summary.{b}.{key} should be a number")
+    return tasks
+
+
+def summarize_context(tasks: list[dict], budget: int) -> dict:
+    """Summary at one budget over per-task results, never over other summaries.
+
+    Shares and statistics over no task are None.
+    """
+    b = str(budget)
+    rs = [t["results"][b] for t in tasks if not t["excluded"]]
+    n = len(rs)
+    share = (lambda k, of: k / of if of else None)
+    files = sum(1 for r in rs if r["gold_file"])
+    bm25 = sum(1 for r in rs if r["bm25_gold_file"])
+    naming = [r["gold_symbol"] for r in rs if r["gold_symbol"] is not None]
+    lat = [float(r["latency_ms"]) for r in rs]
+    file_recall, bm25_recall = share(files, n), share(bm25, n)
+    return {
+        "tasks": n,
+        "gold_file_hits": files,
+        "gold_file_recall": file_recall,
+        "bm25_gold_file_hits": bm25,
+        "bm25_gold_file_recall": bm25_recall,
+        "difference_points": None if n == 0 else 100.0 * (file_recall - bm25_recall),
+        # Head to head on the same tasks.
+        "rendering_only": sum(1 for r in rs if r["gold_file"] and not r["bm25_gold_file"]),
+        "bm25_only": sum(1 for r in rs if r["bm25_gold_file"] and not r["gold_file"]),
+        "both": sum(1 for r in rs if r["gold_file"] and r["bm25_gold_file"]),
+        "neither": sum(1 for r in rs if not r["gold_file"] and not r["bm25_gold_file"]),
+        "tasks_naming_symbols": len(naming),
+        "gold_symbol_hits": sum(1 for h in naming if h),
+        "gold_symbol_recall": share(sum(1 for h in naming if h), len(naming)),
+        "mean_tokens": share(sum(r["tokens"] for r in rs), n),
+        "mean_included": share(sum(r["included"] for r in rs), n),
+        "median_ms": statistics.median(lat) if lat else None,
+        "p95_ms": percentile(lat, 0.95) if lat else None,
+    }
+
+
+def check_release_summary_context(release: str, doc: dict, budgets: list[int], tasks: list[dict]) -> None:
+    """Warn when the eval's own per-budget summary disagrees with the one recomputed here.
+
+    The eval writes 0 for a share or statistic over no task, rounds shares and mean tokens
+    to 4 decimals and latencies to 2.
+    """
+    theirs = doc.get("summary", {})
+    for b in budgets:
+        t = theirs.get(str(b))
+        m = summarize_context(tasks, b)
+        if not isinstance(t, dict):
+            log(f"[{release}] warning: eval summary has no entry for budget {b}")
+            continue
+        for key in CONTEXT_SUMMARY_KEYS:
+            mine = m[key] if m[key] is not None else 0.0
+            tol = 0.0 if key in ("tasks", "tasks_naming_symbols") else 0.006 if key.endswith("_ms") else 1e-4
+            a = t.get(key)
+            if not _is_number(a) or abs(a - mine) > tol:
+                log(f"[{release}] warning: budget {b} {key}: eval says {a!r}, recomputed {mine!r}")
+
+
+def _fmt_share(x: float | None) -> str:
+    return "–" if x is None else f"{x:.3f}"
+
+
+def _fmt_num(x: float | None, spec: str) -> str:
+    return "–" if x is None else format(x, spec)
+
+
+def markdown_context(report: dict) -> str:
+    mode, budgets, summ = report["mode"], report["budgets"], report["summary"]
+    lines = []
+    if report["fake_eval"]:
+        lines.append("> **Synthetic results (--fake-eval)**: hits, tokens and latencies below are made up; "
+                     "only the exclusions and index times are real.\n")
+    n_live = report["tasks_evaluated"]
+    what = "repo map" if mode == "map" else "query pack"
+    lines.append(f"Django, SWE-bench Lite, `--mode {mode}` (the {what} of each task's text; "
+                 f"tokenizer {report['tokenizer']}): {n_live} tasks evaluated over {len(report['releases'])} "
+                 f"releases ({report['tasks_total']} tasks, {len(report['excluded'])} excluded).\n")
+    naming = {summ[str(b)]["tasks_naming_symbols"] for b in budgets}
+    one_naming = len(naming) == 1
+    sym_head = (f"gold symbol (of {next(iter(naming))} tasks naming one)" if one_naming
+                else "gold symbol (of the tasks naming one)")
+    head = ["budget", f"gold file ({mode})", "BM25 whole files", "difference (points)", sym_head,
+            "mean tokens", "median ms", "p95 ms"]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
+    for b in budgets:
+        m = summ[str(b)]
+        sym = _fmt_share(m["gold_symbol_recall"])
+        if not one_naming:
+            sym += f" of {m['tasks_naming_symbols']}"
+        row = [fmt_budget(b), _fmt_share(m["gold_file_recall"]), _fmt_share(m["bm25_gold_file_recall"]),
+               _fmt_num(m["difference_points"], "+.1f"), sym, _fmt_num(m["mean_tokens"], ".0f"),
+               _fmt_num(m["median_ms"], ".1f"), _fmt_num(m["p95_ms"], ".1f")]
+        lines.append("| " + " | ".join(row) + " |")
+    lines.append("")
+    lines.append(f"gold file: the {what} holds code from a gold file; BM25 whole files: a gold file among "
+                 "the whole files, ranked by BM25 over the task text, that fit in the same budget; "
+                 + ("gold symbol: the map has a gold symbol's own entry."
+                    if mode == "map" else
+                    "gold symbol: the pack holds a gold symbol's code in full (itself or a definition "
+                    "around it included in full).")
+                 + "\n")
+    lines.append("Tasks with a gold file, head to head on the same tasks:\n")
+    lines.append(f"| budget | {mode} only | BM25 only | both | neither |")
+    lines.append("|---|---:|---:|---:|---:|")
+    for b in budgets:
+        m = summ[str(b)]
+        lines.append(f"| {fmt_budget(b)} | {m['rendering_only']} | {m['bm25_only']} | {m['both']} "
+                     f"| {m['neither']} |")
+    lines.append("")
+    if report["excluded"]:
+        lines.append("Excluded (every gold file missing from the release's index):\n")
+        for e in report["excluded"]:
+            lines.append(f"- `{e['id']}` ({e['release']}): {', '.join(f'`{g}`' for g in e['missing_gold_files'])}")
+        lines.append("")
+    n_gold = sum(len(t["task_gold_files"]) for t in report["tasks"])
+    lines.append(f"Gold files absent from their release's sdist: {len(report['gold_files_not_in_sdist'])} "
+                 f"of {n_gold}.\n")
+    partial = [t for t in report["tasks"] if not t["excluded"] and t["missing_gold_files"]]
+    if partial:
+        lines.append("Evaluated on their remaining gold files (some gold files missing from the release):\n")
+        for t in partial:
+            lines.append(f"- `{t['id']}` ({t['release']}): {', '.join(f'`{g}`' for g in t['missing_gold_files'])}")
+        lines.append("")
+    live = [t for t in report["tasks"] if not t["excluded"]]
+    n_found = sum(len(t["gold_symbols"]) for t in live)
+    n_missing = sum(len(t["missing_gold_symbols"]) for t in live)
+    lines.append(f"Gold symbols of the evaluated tasks: {n_found} found in the index, {n_missing} not found "
+                 f"(module-level `impl:` entries name no symbol and are not counted); "
+                 f"{sum(1 for t in live if t['gold_symbols'])} tasks name at least one found symbol.\n")
+    lines.append("Index time per release (one database, updated incrementally in version order):\n")
+    lines.append("| Release | Tasks | Files added | changed | deleted | Index time |")
+    lines.append("|---|---:|---:|---:|---:|---:|")
+    for r in report["releases"]:
+        sy = r["sync"]
+        lines.append(f"| {r['release']} | {r['tasks']} | {sy['added']} | {sy['changed']} | {sy['deleted']} "
+                     f"| {fmt_secs(r['index_seconds'])} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def write_tasks_tsv_context(path: Path, tasks: list[dict], budgets: list[int]) -> None:
+    def flag(x) -> str:
+        return "" if x is None else ("1" if x else "0")
+
+    cols = ["id", "release", "gold", "excluded"]
+    for b in budgets:
+        cols += [f"file_{b}", f"symbol_{b}", f"bm25_{b}"]
+    with path.open("w", encoding="utf-8") as f:
+        f.write("\t".join(cols) + "\n")
+        for t in tasks:
+            row = [t["id"], t["release"], ",".join(t["task_gold_files"]), "yes" if t["excluded"] else "no"]
+            for b in budgets:
+                r = None if t["excluded"] else t["results"][str(b)]
+                row += ["", "", ""] if r is None else \
+                    [flag(r["gold_file"]), flag(r["gold_symbol"]), flag(r["bm25_gold_file"])]
+            f.write("\t".join(row) + "\n")
+
+
+def eval_release(binary: Path, rtasks: list[dict], release: str, db: Path, scratch_dir: Path,
+                 k_arg: str | None, budgets_arg: str | None, extra: tuple[str, ...]) -> dict:
+    """`indexer eval` on one release's tasks, written to a scratch jsonl."""
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", prefix=f"tasks-{release}-", dir=scratch_dir,
+                                     delete=False, encoding="utf-8") as f:
+        for t in rtasks:
+            f.write(json.dumps(t, ensure_ascii=False) + "\n")
+        tmp_tasks = Path(f.name)
+    try:
+        log(f"[{release}] evaluating {len(rtasks)} tasks")
+        return run_eval(binary, tmp_tasks, db, k_arg, budgets_arg, extra)
+    finally:
+        tmp_tasks.unlink()
+
+
+def write_context_report(args, binary: Path, work: Path, budgets: list[int], all_tasks: list[dict],
+                         release_info: list[dict]) -> None:
+    """report.json, tasks.tsv and the Markdown report of --mode map or pack."""
+    excluded = [{"id": t["id"], "release": t["release"], "missing_gold_files": t["missing_gold_files"],
+                 "reason": "every gold file is missing from the release's index"}
+                for t in all_tasks if t["excluded"]]
+    report = {
+        "fake_eval": args.fake_eval,
+        "binary": str(binary),
+        "mode": args.mode,
+        "tokenizer": args.tokenizer or DEFAULT_TOKENIZER,
+        "budgets": budgets,
+        "tasks_total": len(all_tasks),
+        "tasks_evaluated": sum(1 for t in all_tasks if not t["excluded"]),
+        "summary": {str(b): summarize_context(all_tasks, b) for b in budgets},
+        "excluded": excluded,
+        "gold_files_not_in_sdist": [{"id": t["id"], "release": t["release"], "file": g}
+                                    for t in all_tasks for g in t["not_in_sdist"]],
+        "gold_symbols_not_in_index": [{"id": t["id"], "release": t["release"], "symbol": g}
+                                      for t in all_tasks for g in t["missing_gold_symbols"]],
+        "releases": release_info,
+        "tasks": all_tasks,
+    }
+    (work / "report.json").write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_tasks_tsv_context(work / "tasks.tsv", all_tasks, budgets)
+    print(markdown_context(report))
+
+
 # ---------------------------------------------------------------- main
 
 def main() -> None:
@@ -540,21 +895,40 @@ def main() -> None:
                     "report on stdout (progress on stderr).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Outputs in WORK: report.json (all tasks, recomputed summary, index times), "
-               "tasks.tsv (id, release, gold files, rank per system).\n"
+               "tasks.tsv (id, release, gold files, excluded, then with --mode files the rank per "
+               "system, with --mode map or pack file_B, symbol_B and bm25_B per budget B: 1 when the "
+               "rendering, or BM25's whole files, hold a gold file or gold symbol, 0 when not, empty "
+               "when not measured).\n"
                "Caches in WORK: sdist/VERSION/ (downloads), src/VERSION/ (unpacked), "
                "tree/ (the indexed working tree), django.db.")
     ap.add_argument("--tasks", default=DEFAULT_TASKS, help=f"tasks jsonl (default: {DEFAULT_TASKS})")
     ap.add_argument("--work", default=DEFAULT_WORK, help=f"work and cache folder (default: {DEFAULT_WORK})")
     ap.add_argument("--bin", required=True, help="the indexer binary (benches/eval-django.sh passes target/release/indexer, "
                                                 "building it when missing)")
-    ap.add_argument("--k", default=None, help=f"cut-offs for Acc@k, passed to indexer eval (default there: {DEFAULT_K})")
+    ap.add_argument("--mode", choices=MODES, default="files",
+                    help="files: rank files against BM25 over whole files (Acc@k, MRR, in-budget recall); "
+                         "map or pack: what the repo map or the query pack of each task's text holds at "
+                         "each budget, beside BM25's whole files in the same budget; passed to indexer "
+                         "eval (default: files)")
+    ap.add_argument("--k", default=None,
+                    help=f"cut-offs for Acc@k, passed to indexer eval; --mode files only (default there: {DEFAULT_K})")
     ap.add_argument("--budgets", default=None,
-                    help=f"token budgets for in-budget recall, passed to indexer eval (default there: {DEFAULT_BUDGETS})")
+                    help="token budgets for in-budget recall (files) or of each rendering (map, pack), "
+                         f"passed to indexer eval (default there: {DEFAULT_BUDGETS})")
+    ap.add_argument("--tokenizer", choices=("o200k", "cl100k"), default=None,
+                    help="tokenizer of the map and pack budgets, passed to indexer eval; --mode map or "
+                         f"pack only (default there: {DEFAULT_TOKENIZER})")
     ap.add_argument("--fake-eval", action="store_true",
-                    help="do not call `indexer eval`: synthesize its JSON deterministically from hashes of "
-                         "the task ids (gold-file presence is checked against the real release tree). "
+                    help="do not call `indexer eval`: synthesize its JSON (of the chosen --mode) "
+                         "deterministically from hashes of the task ids (gold-file presence is checked "
+                         "against the real release tree). "
                          "Downloads and indexing still run for real. For testing the aggregation.")
     args = ap.parse_args()
+    context_mode = args.mode != "files"
+    if context_mode and args.k is not None:
+        die(f"--k is for --mode files; --mode {args.mode} measures token budgets only (--budgets)")
+    if not context_mode and args.tokenizer is not None:
+        die("--tokenizer is for --mode map or pack")
 
     ks = parse_int_list(args.k if args.k is not None else DEFAULT_K, "k")
     budgets = parse_int_list(args.budgets if args.budgets is not None else DEFAULT_BUDGETS, "budgets")
@@ -599,10 +973,43 @@ def main() -> None:
             f"{sync['deleted']} deleted, {sync['unchanged']} unchanged")
         not_in_sdist = {t["id"]: [g for g in t["gold_files"] if not (tree / g).is_file()] for t in rtasks}
         gold_of = {t["id"]: list(t["gold_files"]) for t in rtasks}
+        symbols_of = {t["id"]: list(t.get("gold_symbols") or []) for t in rtasks}
 
         log(f"[{v}] indexing")
         index_s, index_json = run_index(binary, tree, db)
         log(f"[{v}] indexed in {index_s:.1f} s")
+
+        if context_mode:
+            t0 = time.monotonic()
+            if args.fake_eval:
+                doc = fake_eval_context(rtasks, tree, args.mode, budgets)
+            else:
+                extra = ("--mode", args.mode)
+                if args.tokenizer is not None:
+                    extra += ("--tokenizer", args.tokenizer)
+                doc = eval_release(binary, rtasks, v, db, scratch_dir, None, args.budgets or DEFAULT_BUDGETS,
+                                   extra)
+            eval_s = time.monotonic() - t0
+            etasks = validate_eval_context(doc, v, [t["id"] for t in rtasks], args.mode, budgets)
+            check_release_summary_context(v, doc, budgets, etasks)
+            listed = set(doc["excluded"])
+            flagged = {t["id"] for t in etasks if t["excluded"]}
+            if listed != flagged:
+                log(f"[{v}] warning: top-level excluded {sorted(listed)} differs from tasks flagged excluded "
+                    f"{sorted(flagged)}; using the per-task flags")
+            log(f"[{v}] evaluated in {eval_s:.1f} s")
+            for t in sorted(etasks, key=lambda t: t["id"]):
+                t = dict(t)
+                t["release"] = v
+                t["not_in_sdist"] = not_in_sdist[t["id"]]
+                t["task_gold_files"] = gold_of[t["id"]]
+                t["task_gold_symbols"] = symbols_of[t["id"]]
+                all_tasks.append(t)
+            release_info.append({"release": v, "sdist": sdists[v].name, "sdist_bytes": sdists[v].stat().st_size,
+                                 "tasks": len(rtasks), "sync": sync, "sync_seconds": round(sync_s, 3),
+                                 "index_seconds": round(index_s, 3), "index": index_json,
+                                 "eval_seconds": round(eval_s, 3), "load_ms": doc["load_ms"]})
+            continue
 
         if args.fake_eval:
             doc = fake_eval(rtasks, tree, ks, budgets)
@@ -638,6 +1045,11 @@ def main() -> None:
         release_info.append({"release": v, "sdist": sdists[v].name, "sdist_bytes": sdists[v].stat().st_size,
                              "tasks": len(rtasks), "sync": sync, "sync_seconds": round(sync_s, 3),
                              "index_seconds": round(index_s, 3), "index": index_json})
+
+    if context_mode:
+        write_context_report(args, binary, work, budgets, all_tasks, release_info)
+        log(f"wrote {work / 'report.json'} and {work / 'tasks.tsv'}; total {time.monotonic() - t_start:.1f} s")
+        return
 
     assert systems is not None
     excluded = [{"id": t["id"], "release": t["release"], "missing_gold_files": t["missing_gold_files"],

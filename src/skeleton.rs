@@ -1,7 +1,8 @@
 //! The whole repository as signatures, grouped by file, under a token budget.
 //!
 //! Four renderings, richest first: `skeleton` (every definition's signature, imports),
-//! `compact` (public definitions only, no decorators, no default values, no imports),
+//! `compact` (public, non-local definitions only, no decorators, comments, default values or
+//! imports, test methods without their qualified names; about half the tokens),
 //! `summary` (one line per file: counts by kind and its most important names) and `deps`
 //! (one line per file: the files it imports). `auto` takes the richest of the first three
 //! that fits whole, else the summary of the files that rank highest.
@@ -89,6 +90,9 @@ pub struct Skeleton {
 const SECONDARY_RESTART: f64 = 0.1;
 /// Names a summary line lists.
 const SUMMARY_NAMES: usize = 5;
+/// How many dropped files' paths the room kept for the closing line (with `show_dropped`)
+/// should hold.
+const DROPPED_ROOM: usize = 5;
 /// No file's rendering costs fewer tokens than this: with less room left, no file is
 /// measured any more.
 const MIN_ITEM_TOKENS: usize = 3;
@@ -125,7 +129,7 @@ pub fn render(conn: &Connection, opts: &Options) -> Result<Skeleton> {
 /// far as a question about it needs.
 struct Block {
     text: String,
-    /// A bound its tokens cannot be under: its words (no token spans two words of a line).
+    /// A bound its tokens cannot be under (`token_floor`).
     floor: usize,
     counted: usize,
     done: usize,
@@ -134,7 +138,7 @@ struct Block {
 impl Block {
     fn new(text: String) -> Block {
         Block {
-            floor: text.split_whitespace().count(),
+            floor: token_floor(&text),
             text,
             counted: 0,
             done: 0,
@@ -163,6 +167,69 @@ fn chunk_end(s: &str) -> usize {
     };
     let run = s[nl..].bytes().take_while(|&b| b == b'\n').count();
     nl + run
+}
+
+/// A number of tokens that `text` cannot be under, with either tokenizer, found without
+/// tokenizing: the pieces that the tokenizers' pre-splitting always gives tokens of their own.
+/// A run of letters is at least one token (anything not ASCII counts as a letter, which can
+/// only merge runs, never split them), a run of digits one per three digits, a run of ASCII
+/// punctuation one unless it is a single character right before a letter (which it joins) or
+/// follows a newline that follows punctuation (that token takes newlines and `/`), and a
+/// newline right after a letter or digit one. A `'` joins the run it is in: it may be part of
+/// a contraction (`don't`) as well as of punctuation.
+fn token_floor(text: &str) -> usize {
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Class {
+        Letter,
+        Digit,
+        Punct,
+        Space,
+        Newline,
+    }
+    fn class(c: char) -> Option<Class> {
+        Some(match c {
+            '\'' => return None,
+            '\n' | '\r' => Class::Newline,
+            c if c.is_whitespace() => Class::Space,
+            c if c.is_numeric() => Class::Digit,
+            c if c.is_ascii() && !c.is_ascii_alphabetic() => Class::Punct,
+            _ => Class::Letter,
+        })
+    }
+    // The tokens of a run of `class` that ends before `next` (`None`: the end of the text).
+    let close = |class: Class, len: usize, digits: usize, next: Option<Class>, absorbed: bool| {
+        match class {
+            Class::Punct if !(absorbed || len == 1 && next == Some(Class::Letter)) => 1,
+            Class::Digit => digits.div_ceil(3),
+            _ => 0,
+        }
+    };
+    let mut floor = 0;
+    let (mut prev, mut len, mut digits) = (Class::Space, 0, 0);
+    let (mut absorbed, mut newline_after_punct) = (false, false);
+    for c in text.chars() {
+        let Some(k) = class(c) else {
+            len += 1;
+            continue;
+        };
+        if k == prev {
+            len += 1;
+            digits += usize::from(k == Class::Digit);
+            continue;
+        }
+        floor += close(prev, len, digits, Some(k), absorbed);
+        match k {
+            Class::Letter => floor += 1,
+            Class::Newline => {
+                floor += usize::from(matches!(prev, Class::Letter | Class::Digit));
+                newline_after_punct = prev == Class::Punct;
+            }
+            Class::Punct => absorbed = prev == Class::Newline && newline_after_punct,
+            _ => {}
+        }
+        (prev, len, digits) = (k, 1, usize::from(k == Class::Digit));
+    }
+    floor + close(prev, len, digits, None, absorbed)
 }
 
 /// What every rendering of one mode states in its account line.
@@ -235,6 +302,8 @@ struct Renderer<'a> {
     blocks: [Vec<Option<Option<Block>>>; 4],
     /// Per file, the paths of the other files it imports from (loaded for `deps`).
     deps: Option<Vec<BTreeSet<String>>>,
+    /// Per file, how many definitions `compact` shows (filled for `compact`).
+    compact_shown: Vec<usize>,
     scope: String,
     auto: bool,
 }
@@ -273,6 +342,7 @@ impl<'a> Renderer<'a> {
             order,
             blocks: [empty(), empty(), empty(), empty()],
             deps: None,
+            compact_shown: Vec::new(),
             scope,
             auto: opts.mode == Mode::Auto,
         }
@@ -304,12 +374,19 @@ impl<'a> Renderer<'a> {
                 .copied()
                 .filter(|&f| has_defs(f))
                 .collect(),
-            Mode::Compact => self
-                .order
-                .iter()
-                .copied()
-                .filter(|&f| !compact_defs(repo, f).is_empty())
-                .collect(),
+            Mode::Compact => {
+                if self.compact_shown.is_empty() {
+                    self.compact_shown = (0..repo.files.len())
+                        .map(|f| compact_defs(repo, f).len())
+                        .collect();
+                }
+                let shown = &self.compact_shown;
+                self.order
+                    .iter()
+                    .copied()
+                    .filter(|&f| shown[f] > 0)
+                    .collect()
+            }
             Mode::Deps => {
                 self.load_deps()?;
                 let deps = self.deps.as_ref().expect("loaded");
@@ -348,16 +425,15 @@ impl<'a> Renderer<'a> {
         Ok(self.block(mode, file)?.and_then(|b| b.cost_within(tk, cap)))
     }
 
-    /// A bound the tokens of a block not yet built cannot be under: a skeleton's header and
-    /// definition lines have at least two and three words each (`### path`,
-    /// `signature  # qualified.name`).
+    /// A bound the tokens of a block not yet built cannot be under: its header has at least
+    /// two tokens (`###`, the path), each definition line at least one, in `skeleton` three
+    /// (`signature  # qualified.name`).
     fn floor_unbuilt(&self, mode: Mode, file: usize) -> usize {
+        let defs = self.repo.defs_of_file(file).len().saturating_sub(1);
         match mode {
-            Mode::Auto | Mode::Skeleton => {
-                let defs = self.repo.defs_of_file(file).len().saturating_sub(1);
-                2 + 3 * defs
-            }
-            _ => 0,
+            Mode::Auto | Mode::Skeleton => 2 + 3 * defs,
+            Mode::Compact => 2 + self.compact_shown.get(file).copied().unwrap_or(0),
+            Mode::Summary | Mode::Deps => 0,
         }
     }
 
@@ -381,6 +457,17 @@ impl<'a> Renderer<'a> {
         let Some(cap) = budget.checked_sub(head_cost) else {
             return Ok(None);
         };
+        // What the files cannot be under, before counting any of them.
+        let mut floor = 0;
+        for &f in &items {
+            floor += match mode {
+                Mode::Summary | Mode::Deps => self.block(mode, f)?.map_or(0, |b| b.floor),
+                _ => self.floor_unbuilt(mode, f),
+            };
+            if floor > cap {
+                return Ok(None);
+            }
+        }
         let mut used = 0;
         for &f in &items {
             match self.cost_within(mode, f, cap - used)? {
@@ -419,8 +506,18 @@ impl<'a> Renderer<'a> {
                 .unwrap_or(0)
                 + 1;
             if self.opts.show_dropped {
+                // Room for the closing line to name the best few files left out (paths as
+                // long as those of the first files in rank order).
                 let paths = vec![""; items.len()];
                 cost += tk.count(&dropped_line(&paths, 0));
+                let sample: Vec<usize> = items
+                    .iter()
+                    .take(20)
+                    .map(|&f| tk.count(&self.repo.files[f].path) + 1)
+                    .collect();
+                if !sample.is_empty() {
+                    cost += DROPPED_ROOM * sample.iter().sum::<usize>() / sample.len();
+                }
             }
             cost
         };
@@ -541,23 +638,22 @@ impl<'a> Renderer<'a> {
     fn compact_block(&self, file: usize) -> String {
         let repo = self.repo;
         let mut out = format!("### {}\n", repo.files[file].path);
-        let angles = repo.files[file].language != "python";
+        let python = repo.files[file].language == "python";
         for d in compact_defs(repo, file) {
             let def = &repo.defs[d];
             let strip = matches!(def.kind, NodeKind::Function | NodeKind::Method);
             let signature = def
                 .signature
                 .as_deref()
-                .map(|s| compact_signature(s, strip, angles));
+                .map(|s| compact_signature(s, strip, python));
             let shown = Def {
                 signature,
                 ..def.clone()
             };
             let lines = render::signature_lines(&shown, 4 * depth(repo, d));
-            // A member's qualified name is its parent's (shown above it) and its own name.
             let comment = format!("  # {}\n", def.qualified_name);
             match lines.strip_suffix(&comment) {
-                Some(bare) if repo.files[file].secondary && derivable_name(repo, d) => {
+                Some(bare) if is_test_member(repo, d) && derivable_name(repo, d) => {
                     out.push_str(bare);
                     out.push('\n');
                 }
@@ -752,22 +848,40 @@ fn depth(repo: &Repo, def: usize) -> usize {
 }
 
 /// The definitions of `file` that `compact` shows, in source order: not the file node, no
-/// private one, nothing inside a private one.
+/// private one, none local to a function or method, nothing inside one left out.
 fn compact_defs(repo: &Repo, file: usize) -> Vec<usize> {
-    let mut hidden: HashSet<usize> = HashSet::new();
+    let range = repo.defs_of_file(file);
+    // Parents come before their children: a definition is hidden if it is private, or its
+    // parent is hidden or a function.
+    let mut hidden = vec![false; range.len()];
     let mut shown = Vec::new();
-    for d in repo.defs_of_file(file) {
+    for d in range.clone() {
         let def = &repo.defs[d];
         if def.kind == NodeKind::File {
             continue;
         }
-        if is_private(&def.name) || def.parent.is_some_and(|p| hidden.contains(&p)) {
-            hidden.insert(d);
+        let local = def.parent.is_some_and(|p| {
+            matches!(repo.defs[p].kind, NodeKind::Function | NodeKind::Method)
+                || range.contains(&p) && hidden[p - range.start]
+        });
+        if local || is_private(&def.name) {
+            hidden[d - range.start] = true;
         } else {
             shown.push(d);
         }
     }
     shown
+}
+
+/// A test method (`test...` in a test file): much of a repository's text and the least asked
+/// for by name, so `compact` does not repeat its qualified name when the class's, shown above
+/// it, gives it.
+fn is_test_member(repo: &Repo, def: usize) -> bool {
+    let d = &repo.defs[def];
+    repo.files[d.file].secondary
+        && d.name
+            .get(..4)
+            .is_some_and(|p| p.eq_ignore_ascii_case("test"))
 }
 
 /// Whether a definition's qualified name is its parent definition's, a dot, and its name.
@@ -850,24 +964,55 @@ fn is_attribute_line(line: &str) -> bool {
 }
 
 /// A signature as `compact` shows it: no decorator or attribute lines (the declaration line
-/// is kept even if it looks like one), and, when `strip`, no parameter defaults.
-fn compact_signature(signature: &str, strip: bool, angles: bool) -> String {
+/// is kept even if it looks like one), in Python no comment after the header (the signature
+/// runs to the body, comments before the first statement included), and, when `strip`, no
+/// parameter defaults.
+fn compact_signature(signature: &str, strip: bool, python: bool) -> String {
     let lines: Vec<&str> = signature.lines().filter(|l| !l.trim().is_empty()).collect();
-    let kept: Vec<&str> = lines
+    let mut kept: Vec<&str> = lines
         .iter()
         .copied()
         .filter(|l| !is_attribute_line(l))
         .collect();
-    let text = if kept.is_empty() {
-        lines.last().copied().unwrap_or("").to_string()
-    } else {
-        kept.join("\n")
-    };
+    if kept.is_empty() {
+        kept.extend(lines.last());
+    }
+    if python {
+        for line in &mut kept {
+            *line = without_comment(line);
+        }
+    }
+    let text = kept.join("\n");
     if strip {
-        strip_defaults(&text, angles)
+        strip_defaults(&text, !python)
     } else {
         text
     }
+}
+
+/// A Python line without the `# comment` that ends it: from the first `#` outside strings and
+/// brackets (one inside brackets may have swallowed the rest of a collapsed line; it stays).
+fn without_comment(line: &str) -> &str {
+    let chars: Vec<(usize, char)> = line.char_indices().collect();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i].1 {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            '"' | '\'' => {
+                let quote = chars[i].1;
+                i += 1;
+                while i < chars.len() && chars[i].1 != quote {
+                    i += if chars[i].1 == '\\' { 2 } else { 1 };
+                }
+            }
+            '#' if depth == 0 => return line[..chars[i].0].trim_end(),
+            _ => {}
+        }
+        i += 1;
+    }
+    line
 }
 
 /// `signature` with the default values of its parameters taken out: in each top-level
@@ -972,7 +1117,7 @@ fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -1080,15 +1225,35 @@ mod tests {
             compact_signature(
                 "@property\n@cached\ndef name(self, x=1) -> str:",
                 true,
-                false
+                true
             ),
             "def name(self, x) -> str:"
         );
         assert_eq!(
-            compact_signature("#[derive(Debug)]\npub struct S", false, true),
+            compact_signature("#[derive(Debug)]\npub struct S", false, false),
             "pub struct S"
         );
-        assert_eq!(compact_signature("@only", true, false), "@only");
+        assert_eq!(compact_signature("@only", true, true), "@only");
+        // Comments after a Python header go; `#` in strings and brackets stays.
+        assert_eq!(
+            compact_signature("def ptr(self): # Raise an exception # here", true, true),
+            "def ptr(self):"
+        );
+        assert_eq!(
+            compact_signature("class A(B): # The class we'll use", false, true),
+            "class A(B):"
+        );
+        assert_eq!(
+            compact_signature("def f(a='#', b=\"x#\"):  # c", false, true),
+            "def f(a='#', b=\"x#\"):"
+        );
+        assert_eq!(
+            compact_signature("def f(a, # the a b): # c", false, true),
+            "def f(a, # the a b):"
+        );
+        assert_eq!(without_comment("x = '#\\'#'  # c"), "x = '#\\'#'");
+        assert_eq!(without_comment("'unclosed #"), "'unclosed #");
+        assert_eq!(without_comment("# only"), "");
     }
 
     #[test]
@@ -1103,6 +1268,39 @@ mod tests {
         assert_eq!(
             import_text("HashMap", Some("std::collections"), None),
             "std::collections::HashMap"
+        );
+    }
+
+    #[test]
+    fn the_token_floor_is_never_over_the_count() {
+        let texts = [
+            "def get_queryset(self, request):  # django.contrib.admin.options.ModelAdmin.get_queryset\n",
+            "### src/payments/service.py\n# imports: decimal.Decimal, src.payments.models.Payment\n",
+            "x='abc', y=\"don't\", z=(\"'\", '''''), n=1234567, m=12'''''\n",
+            "a:\n/\n/b\n:\n/#c\n\n\n  \n\t\r\n",
+            "é(ü='ß', ö=\"…\") — Ⅻ ½ ٣٤٥ 日本語 e\u{301}x a—b (— '' ' 's",
+            "    @property\n    def label(self) -> str:  # shop.models.Payment.label\n\n",
+            "fn f<'a>(x: &'a str) -> Result<Vec<u8>, Box<dyn Error>>  # a.b#2\n",
+            "path: 2 classes, 14 functions, 6 methods — Name1, Name2, Name3\n",
+            "", "'", "''", "1", "\n", "((((", "a.b.c", "__init__", "x  \n", "12'\n", "abc'\n",
+            "1'", "12'''''''", "(\"' x", "'s 't", " 's",
+        ];
+        for text in texts {
+            let floor = token_floor(text);
+            for tk in [Tokenizer::O200k, Tokenizer::Cl100k] {
+                assert!(
+                    floor <= tk.count(text),
+                    "{text:?}: {floor} > {}",
+                    tk.count(text)
+                );
+            }
+        }
+        // Close enough to be worth having on signatures.
+        let sig = texts[0];
+        assert!(
+            token_floor(sig) * 3 >= Tokenizer::O200k.count(sig) * 2,
+            "{}",
+            token_floor(sig)
         );
     }
 
