@@ -459,7 +459,6 @@ fn assemble(
             }));
         }
     }
-    let in_pack: HashSet<usize> = taken.iter().map(|t| t.def).collect();
     let order: Vec<usize> = (0..taken.len()).collect();
     let candidates_total = considered;
     let fitted = tokens::fit_exact(tk, opts.budget, order, |kept, n| {
@@ -470,7 +469,6 @@ fn assemble(
             &taken,
             &dropped,
             kept,
-            &in_pack,
             candidates_total,
             n,
             opts,
@@ -489,7 +487,6 @@ fn assemble(
         &taken,
         &dropped,
         &kept,
-        &in_pack,
         candidates_total,
         n,
         opts,
@@ -520,7 +517,7 @@ fn price(
         estimated: false,
     };
     // Priced with every referenced symbol marked missing: the rendering can only be shorter.
-    let missing = missing_of(repo, c.def, &HashSet::new());
+    let missing = missing_of(repo, c.def, &[]);
     let symbol = packed(repo, &priced, missing);
     priced.cost = match opts.format {
         Format::Json => {
@@ -532,17 +529,17 @@ fn price(
     priced
 }
 
-/// Referenced symbols of `def` not in `in_pack`, most confident first.
-fn missing_of(repo: &Repo, def: usize, in_pack: &HashSet<usize>) -> Vec<Missing> {
+/// Referenced symbols of `def` that the pack's symbols (`packed`, with their renderings) do
+/// not show: neither included nor inside a symbol included in full. Most confident first.
+fn missing_of(repo: &Repo, def: usize, packed: &[(usize, Rendering)]) -> Vec<Missing> {
+    let shown = |target: usize| {
+        packed.iter().any(|&(p, rendering)| {
+            p == target || (rendering == Rendering::Full && repo.is_within(target, p))
+        })
+    };
     let mut edges: Vec<&Edge> = repo.out_edges[def]
         .iter()
-        .filter(|e| {
-            repo.defs[e.other].kind != NodeKind::File
-                && !in_pack.contains(&e.other)
-                && !in_pack
-                    .iter()
-                    .any(|&p| repo.is_within(e.other, p) || repo.is_within(def, e.other))
-        })
+        .filter(|e| repo.defs[e.other].kind != NodeKind::File && !shown(e.other))
         .collect();
     edges.sort_by(|a, b| {
         b.confidence
@@ -587,13 +584,14 @@ fn fill(
     taken: &[Priced],
     dropped: &[Priced],
     kept: &[usize],
-    in_pack_before: &HashSet<usize>,
     candidates_total: usize,
     tokens: usize,
     opts: &Options,
 ) {
-    let in_pack: HashSet<usize> = kept.iter().map(|&k| taken[k].def).collect();
-    debug_assert!(in_pack.is_subset(in_pack_before));
+    let in_pack: Vec<(usize, Rendering)> = kept
+        .iter()
+        .map(|&k| (taken[k].def, taken[k].rendering))
+        .collect();
     // Files in the order of their first symbol; symbols in source order.
     let mut order: Vec<usize> = Vec::new();
     let mut by_file: HashMap<usize, Vec<&Priced>> = HashMap::new();

@@ -248,9 +248,10 @@ impl Head<'_> {
     fn line(&self, included: usize, tokens: usize) -> String {
         let dropped = self.items - included.min(self.items);
         let mut line = format!(
-            "# skeleton of {} ({} files), mode {}{}: {} shown, {} dropped",
+            "# skeleton of {} ({} file{}), mode {}{}: {} shown, {} dropped",
             self.scope,
             thousands(self.files_total),
+            if self.files_total == 1 { "" } else { "s" },
             self.mode.as_str(),
             if self.auto { " (auto)" } else { "" },
             thousands(included),
