@@ -523,13 +523,13 @@ fn run(cli: Cli) -> Result<()> {
             tokenizer,
             target,
         } => {
-            let tasks = eval::read_tasks(&tasks)?;
             let renderer = match mode.as_str() {
                 "files" => None,
                 "map" => Some(eval_context::Renderer::Map),
                 "pack" => Some(eval_context::Renderer::Pack),
                 _ => anyhow::bail!("unknown eval mode {mode:?}: use files, map or pack"),
             };
+            let tasks = eval::read_tasks(&tasks)?;
             let conn = open_for_query(&target)?;
             if let Some(renderer) = renderer {
                 let tokenizer = Tokenizer::parse(&tokenizer)?;

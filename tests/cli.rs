@@ -435,3 +435,123 @@ fn rank_files_and_eval_speak_json() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("tasks.jsonl:1: not a task"), "{err}");
 }
+
+#[test]
+fn skeleton_map_and_pack_speak_json_write_files_and_refuse_bad_arguments() {
+    let repo = fixture();
+    let cache = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    json(&indexer(
+        cache.path(),
+        root,
+        &["index", ".", "--no-artifact", "--json"],
+    ));
+
+    let skeleton = json(&indexer(
+        cache.path(),
+        root,
+        &["skeleton", "--budget", "500", "--json"],
+    ));
+    assert_eq!(skeleton["mode"], "skeleton");
+    let text = skeleton["text"].as_str().unwrap();
+    assert!(text.contains("### svc/http.py\n"), "{text}");
+    assert!(text
+        .contains("    def parseHTTPRequest(self, raw):  # svc.http.HttpClient.parseHTTPRequest"));
+    assert!(skeleton["account"]["tokens"].as_u64().unwrap() <= 500);
+
+    let map = json(&indexer(
+        cache.path(),
+        root,
+        &[
+            "map",
+            "--budget",
+            "300",
+            "--query",
+            "user name",
+            "--tokenizer",
+            "cl100k",
+            "--json",
+        ],
+    ));
+    assert_eq!(map["schema"], "codebase-indexer/map/1");
+    assert_eq!(map["tokenizer"], "cl100k");
+    assert_eq!(map["entries"][0]["qualified_name"], "svc.GetUserName");
+
+    let pack = json(&indexer(
+        cache.path(),
+        root,
+        &[
+            "pack",
+            "--entry",
+            "parseHTTPRequest",
+            "--budget",
+            "400",
+            "--json",
+        ],
+    ));
+    assert_eq!(pack["schema"], "codebase-indexer/pack/1");
+    assert_eq!(
+        pack["files"][0]["symbols"][0]["qualified_name"],
+        "svc.http.HttpClient.parseHTTPRequest"
+    );
+
+    // --output writes the pack there and says so on stderr; stdout stays empty.
+    let out = indexer(
+        cache.path(),
+        root,
+        &[
+            "pack", "--query", "-", "--budget", "400", "--format", "xml", "--output", "ctx.xml",
+        ],
+    );
+    // No stdin text: the query is empty, which is an error that names the problem.
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no words"));
+    let out = indexer(
+        cache.path(),
+        root,
+        &[
+            "pack",
+            "--query",
+            "http request",
+            "--budget",
+            "400",
+            "--format",
+            "xml",
+            "--output",
+            "ctx.xml",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+    let written = std::fs::read_to_string(root.join("ctx.xml")).unwrap();
+    assert!(written.starts_with("<context_pack "), "{written}");
+
+    for (args, says) in [
+        (&["pack", "--budget", "400"][..], "--entry"),
+        (
+            &["pack", "--entry", "x", "--query", "y"][..],
+            "cannot be used with",
+        ),
+        (&["pack", "--entry", "nothing.here"][..], "nothing named"),
+        (
+            &["pack", "--entry", "svc/http.py", "--format", "yaml"][..],
+            "unknown pack format",
+        ),
+        (&["map", "--tokenizer", "gpt2"][..], "unknown tokenizer"),
+        (&["skeleton", "--mode", "tree"][..], "unknown skeleton mode"),
+        (&["skeleton", "--budget", "5"][..], "budget"),
+        (
+            &["eval", "tasks.jsonl", "--mode", "graph"][..],
+            "unknown eval mode",
+        ),
+    ] {
+        let out = indexer(cache.path(), root, args);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
