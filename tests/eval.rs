@@ -6,7 +6,9 @@
 mod common;
 
 use codebase_indexer::eval::{self, EvalOptions};
+use codebase_indexer::eval_context::{self, Renderer};
 use codebase_indexer::rank::rank_files;
+use codebase_indexer::tokens::Tokenizer;
 use common::{index, write_tree};
 
 fn project() -> (tempfile::TempDir, std::path::PathBuf) {
@@ -116,4 +118,48 @@ fn eval_reports_ranks_misses_and_exclusions_for_both_systems() {
         (0.5, 1.0, 0.6667)
     );
     assert!(report.tasks[2].results.is_empty());
+}
+
+#[test]
+fn eval_of_the_map_and_the_pack_reports_gold_files_and_symbols_per_budget() {
+    let (dir, db) = project();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let file = dir.path().join("tasks.jsonl");
+    std::fs::write(
+        &file,
+        r#"{"id": "tax", "query": "Invoice total with tax is off", "gold_files": ["shop/invoice.py"], "gold_symbols": ["shop/invoice.py::Invoice.total_with_tax", "shop/invoice.py::imports"]}
+{"id": "module", "query": "sending a parcel costs too much", "gold_files": ["shop/shipping.py"], "gold_symbols": ["shop/shipping.py::impl:1", "shop/shipping.py::Gone.method"]}
+{"id": "gone", "query": "anything", "gold_files": ["shop/removed.py"]}
+"#,
+    )
+    .unwrap();
+    let tasks = eval::read_tasks(&file).unwrap();
+    for mode in [Renderer::Map, Renderer::Pack] {
+        let report =
+            eval_context::run(&conn, &tasks, mode, &[100, 2000], Tokenizer::O200k).unwrap();
+        assert_eq!(report.excluded, ["gone"], "{mode:?}");
+        let tax = &report.tasks[0];
+        assert_eq!(tax.gold_symbols, ["shop.invoice.Invoice.total_with_tax"]);
+        // `imports` is module-level code, not a missing definition; `Gone.method` is missing.
+        assert!(tax.missing_gold_symbols.is_empty());
+        let module = &report.tasks[1];
+        assert!(module.gold_symbols.is_empty());
+        assert_eq!(
+            module.missing_gold_symbols,
+            ["shop/shipping.py::Gone.method"]
+        );
+        // A large budget holds the gold file and the symbol; a tiny one holds less.
+        let big = &tax.results[&2000];
+        assert!(
+            big.gold_file && big.gold_symbol == Some(true),
+            "{mode:?}: {big:?}"
+        );
+        assert!(big.tokens <= 2000 && big.bm25_gold_file);
+        assert_eq!(module.results[&2000].gold_symbol, None);
+        let s = &report.summary[&2000];
+        assert_eq!((s.tasks, s.tasks_naming_symbols), (2, 1));
+        assert_eq!((s.gold_file_recall, s.gold_symbol_recall), (1.0, 1.0));
+        let small = &tax.results[&100];
+        assert!(small.tokens <= 100, "{mode:?}: {small:?}");
+    }
 }
