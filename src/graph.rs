@@ -238,7 +238,7 @@ impl Repo {
     /// Personalized PageRank: the stationary distribution of a walk that follows weighted
     /// edges with probability `DAMPING` and otherwise restarts at a node drawn from
     /// `restart` (any non-negative weights; uniform when all are zero). Dangling nodes
-    /// restart. Iterates until the L1 change is below 1e-7 or 100 rounds.
+    /// restart. Iterates until the L1 change is below 1e-6 or 100 rounds.
     pub fn pagerank(&self, restart: &[f64]) -> Vec<f64> {
         const DAMPING: f64 = 0.85;
         let n = self.defs.len();
@@ -279,7 +279,7 @@ impl Repo {
             }
             let delta: f64 = rank.iter().zip(&next).map(|(a, b)| (a - b).abs()).sum();
             std::mem::swap(&mut rank, &mut next);
-            if delta < 1e-7 {
+            if delta < 1e-6 {
                 break;
             }
         }

@@ -379,7 +379,9 @@ fn assemble(
         text: String::new(),
     };
     let header_cost = tk.count(&header(&pack, 0, candidates.len(), 0));
-    let room = opts.budget.saturating_sub(header_cost);
+    let room = opts
+        .budget
+        .saturating_sub(header_cost + tokens::dropped_reserve(opts.budget, opts.show_dropped));
     let mut taken: Vec<Priced> = Vec::new();
     let mut dropped: Vec<Priced> = Vec::new();
     let mut used = 0;

@@ -236,7 +236,9 @@ pub fn render_ranked(repo: &Repo, ranked: &[(usize, f64)], opts: &Options) -> Re
         text: String::new(),
     };
     let header_room = tk.count(&header(&map, 0, ranked.len(), 0));
-    let room = opts.budget.saturating_sub(header_room);
+    let room = opts
+        .budget
+        .saturating_sub(header_room + tokens::dropped_reserve(opts.budget, opts.show_dropped));
     // Greedy by rank: an entry costs its lines, plus its file's header when it is the first
     // of its file.
     let mut taken: Vec<usize> = Vec::new();
@@ -341,16 +343,28 @@ fn fill(
             map.text = text;
         }
         Format::Json => {
+            map.text = serde_json::to_string_pretty(&*map).unwrap_or_default() + "\n";
             if opts.show_dropped {
-                map.dropped_top = ranked
+                // As many of the best left out as the room left holds, each name costing
+                // its line as printed; a margin for the list's own brackets.
+                let tk = opts.tokenizer;
+                let mut room = opts.budget.saturating_sub(tk.count(&map.text) + 8);
+                for (_, &(d, _)) in ranked
                     .iter()
                     .enumerate()
                     .filter(|(k, _)| !in_map.contains(k))
                     .take(DROPPED_LISTED)
-                    .map(|(_, &(d, _))| repo.defs[d].qualified_name.clone())
-                    .collect();
+                {
+                    let name = &repo.defs[d].qualified_name;
+                    let cost = tk.count(&format!("    \"{name}\",\n")) + 1;
+                    if cost > room {
+                        break;
+                    }
+                    room -= cost;
+                    map.dropped_top.push(name.clone());
+                }
+                map.text = serde_json::to_string_pretty(&*map).unwrap_or_default() + "\n";
             }
-            map.text = serde_json::to_string_pretty(&*map).unwrap_or_default() + "\n";
         }
     }
 }
@@ -381,7 +395,11 @@ fn append_dropped(
     let mut line = String::from("# left out, best first:");
     let mut listed = 0;
     for name in names {
-        let more = format!(" {name}");
+        let more = if listed == 0 {
+            format!(" {name}")
+        } else {
+            format!(", {name}")
+        };
         if opts.tokenizer.count(&line) + opts.tokenizer.count(&more) + 2 > room {
             break;
         }

@@ -61,6 +61,16 @@ pub struct Account {
     pub dropped: usize,
 }
 
+/// The room a rendering keeps for its list of what it left out, when asked for one: a tenth
+/// of the budget, at most 200 tokens (otherwise the items would take it all).
+pub fn dropped_reserve(budget: usize, show_dropped: bool) -> usize {
+    if show_dropped {
+        (budget / 10).min(200)
+    } else {
+        0
+    }
+}
+
 /// Items chosen in priority order, each whole or not at all: an item that does not fit is
 /// skipped and the scan goes on, so smaller items later in the order still get their turn.
 /// `costs[i]` is item i's tokens; returns the indexes taken, in priority order.
