@@ -107,6 +107,11 @@ pub fn read_tasks(path: &Path) -> Result<Vec<Task>> {
     Ok(tasks)
 }
 
+/// A task's gold files: those in the index, and those missing from it.
+pub fn split_gold(task: &Task, indexed: impl Fn(&str) -> bool) -> (Vec<String>, Vec<String>) {
+    task.gold_files.iter().cloned().partition(|g| indexed(g))
+}
+
 pub fn run(conn: &Connection, tasks: &[Task], opts: &EvalOptions) -> Result<Report> {
     if opts.k.is_empty() || opts.k.contains(&0) {
         bail!("--k needs cut-offs of 1 or more");
@@ -119,11 +124,7 @@ pub fn run(conn: &Connection, tasks: &[Task], opts: &EvalOptions) -> Result<Repo
     let mut tokens = TokenCounts::new(conn)?;
     let mut results = Vec::with_capacity(tasks.len());
     for task in tasks {
-        let (gold, missing): (Vec<String>, Vec<String>) = task
-            .gold_files
-            .iter()
-            .cloned()
-            .partition(|g| indexed.contains(g));
+        let (gold, missing) = split_gold(task, |g| indexed.contains(g));
         let mut result = TaskResult {
             id: task.id.clone(),
             excluded: gold.is_empty(),

@@ -9,7 +9,7 @@
 //! `path::docstring` (module-level code) name no symbol, and a task with only such gold
 //! symbols does not count for symbol recall.
 
-use crate::eval::{percentile, round4, within_budget, Bm25, Task, TokenCounts};
+use crate::eval::{percentile, round4, split_gold, within_budget, Bm25, Task, TokenCounts};
 use crate::graph::Repo;
 use crate::pack::{self, Rendering};
 use crate::repomap;
@@ -96,11 +96,7 @@ pub fn run(
     let mut tokens = TokenCounts::new(conn)?;
     let mut results = Vec::with_capacity(tasks.len());
     for task in tasks {
-        let (gold, missing): (Vec<String>, Vec<String>) = task
-            .gold_files
-            .iter()
-            .cloned()
-            .partition(|g| indexed.contains(g.as_str()));
+        let (gold, missing) = split_gold(task, |g| indexed.contains(g));
         let (symbols, missing_symbols) = gold_symbols(&repo, &task.gold_symbols);
         let mut result = TaskResult {
             id: task.id.clone(),
