@@ -67,12 +67,10 @@ pub struct Repo {
     /// definition.
     pub out_edges: Vec<Vec<Edge>>,
     pub in_edges: Vec<Vec<Edge>>,
-    /// How many definitions share each name.
-    name_counts: HashMap<String, u32>,
 }
 
 /// Edge kinds that say one definition depends on another (`contains` is structure).
-pub const REFERENCE_KINDS: &str =
+const REFERENCE_KINDS: &str =
     "'calls', 'references', 'imports', 'inherits', 'implements', 'decorates'";
 
 impl Repo {
@@ -191,10 +189,6 @@ impl Repo {
             out_edges[s].push(edge(t));
             in_edges[t].push(edge(s));
         }
-        let mut name_counts: HashMap<String, u32> = HashMap::default();
-        for d in defs.iter().filter(|d| d.kind != NodeKind::File) {
-            *name_counts.entry(d.name.clone()).or_default() += 1;
-        }
         Ok(Repo {
             files,
             defs,
@@ -202,20 +196,11 @@ impl Repo {
             file_ranges,
             out_edges,
             in_edges,
-            name_counts,
         })
     }
 
     pub fn index_of(&self, id: i64) -> Option<usize> {
         self.by_id.get(&id).copied()
-    }
-
-    /// Definitions sharing this one's name (itself included).
-    pub fn same_named(&self, def: usize) -> u32 {
-        self.name_counts
-            .get(&self.defs[def].name)
-            .copied()
-            .unwrap_or(1)
     }
 
     /// Definitions of a file, `file` being an index into `files`: a contiguous range.
@@ -368,7 +353,6 @@ mod tests {
             file_ranges: Vec::new(),
             out_edges,
             in_edges,
-            name_counts: HashMap::default(),
         }
     }
 
