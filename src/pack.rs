@@ -162,7 +162,9 @@ pub struct Pack {
     pub code_tokens: usize,
     /// Definitions in the repository.
     pub repo_symbols: usize,
+    /// The target's roots, and how many of them are in the pack.
     pub roots: usize,
+    pub roots_included: usize,
     pub files: Vec<PackedFile>,
     /// With `show_dropped`: the first symbols left out, in the order they were considered.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -373,6 +375,7 @@ fn assemble(
             .filter(|d| d.kind != NodeKind::File)
             .count(),
         roots,
+        roots_included: 0,
         files: Vec::new(),
         dropped_top: Vec::new(),
         format: opts.format,
@@ -623,6 +626,10 @@ fn fill(
         })
         .collect();
     pack.code_tokens = kept.iter().map(|&k| taken[k].code_tokens).sum();
+    pack.roots_included = kept
+        .iter()
+        .filter(|&&k| taken[k].reason == Reason::Root)
+        .count();
     pack.account.tokens = tokens;
     pack.account.included = kept.len();
     pack.account.dropped = candidates_total - kept.len();
@@ -710,7 +717,8 @@ fn header(pack: &Pack, included: usize, candidates: usize, tokens: usize) -> Str
     match pack.format {
         Format::Xml => format!(
             "<context_pack schema=\"{}\" tokenizer=\"{}\" budget=\"{}\" tokens=\"{tokens}\" \
-             code_tokens=\"{}\" repo_symbols=\"{}\" roots=\"{}\" included=\"{included}\" \
+             code_tokens=\"{}\" repo_symbols=\"{}\" roots=\"{}\" roots_included=\"{}\" \
+             included=\"{included}\" \
              dropped=\"{dropped}\">\n<target>{}</target>\n",
             pack.schema,
             a.tokenizer.as_str(),
@@ -718,13 +726,15 @@ fn header(pack: &Pack, included: usize, candidates: usize, tokens: usize) -> Str
             pack.code_tokens,
             pack.repo_symbols,
             pack.roots,
+            pack.roots_included,
             xml_escape(&target)
         ),
         _ => format!(
             "# Context pack: {target}\n\
-             repository: {} symbols; included {included} ({} root{}), left out {dropped} more reached from them\n\
+             repository: {} symbols; included {included} ({} of {} root{}), left out {dropped} more reached from them\n\
              tokens: {} of code, {tokens} in all, budget {} ({})\n",
             pack.repo_symbols,
+            pack.roots_included,
             pack.roots,
             if pack.roots == 1 { "" } else { "s" },
             pack.code_tokens,
