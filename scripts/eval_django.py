@@ -497,6 +497,40 @@ def fmt_secs(x: float) -> str:
     return f"{x:.1f} s"
 
 
+def gold_file_notes(report: dict) -> list[str]:
+    """Markdown lines on excluded tasks and gold files missing from their release."""
+    lines = []
+    if report["excluded"]:
+        lines.append("Excluded (every gold file missing from the release's index):\n")
+        for e in report["excluded"]:
+            lines.append(f"- `{e['id']}` ({e['release']}): {', '.join(f'`{g}`' for g in e['missing_gold_files'])}")
+        lines.append("")
+    n_gold = sum(len(t["task_gold_files"]) for t in report["tasks"])
+    lines.append(f"Gold files absent from their release's sdist: {len(report['gold_files_not_in_sdist'])} "
+                 f"of {n_gold}.\n")
+    partial = [t for t in report["tasks"] if not t["excluded"] and t["missing_gold_files"]]
+    if partial:
+        lines.append("Evaluated on their remaining gold files (some gold files missing from the release):\n")
+        for t in partial:
+            lines.append(f"- `{t['id']}` ({t['release']}): {', '.join(f'`{g}`' for g in t['missing_gold_files'])}")
+        lines.append("")
+    return lines
+
+
+def index_times(report: dict) -> list[str]:
+    """Markdown table of the index time of each release."""
+    lines = []
+    lines.append("Index time per release (one database, updated incrementally in version order):\n")
+    lines.append("| Release | Tasks | Files added | changed | deleted | Index time |")
+    lines.append("|---|---:|---:|---:|---:|---:|")
+    for r in report["releases"]:
+        sy = r["sync"]
+        lines.append(f"| {r['release']} | {r['tasks']} | {sy['added']} | {sy['changed']} | {sy['deleted']} "
+                     f"| {fmt_secs(r['index_seconds'])} |")
+    lines.append("")
+    return lines
+
+
 def markdown(report: dict) -> str:
     ks, budgets, systems = report["k"], report["budgets"], report["systems"]
     summ = report["summary"]
@@ -518,28 +552,8 @@ def markdown(report: dict) -> str:
             + [f"{m['latency_ms']['median']:.1f}", f"{m['latency_ms']['p95']:.1f}"]
         lines.append("| " + " | ".join(row) + " |")
     lines.append("")
-    if report["excluded"]:
-        lines.append("Excluded (every gold file missing from the release's index):\n")
-        for e in report["excluded"]:
-            lines.append(f"- `{e['id']}` ({e['release']}): {', '.join(f'`{g}`' for g in e['missing_gold_files'])}")
-        lines.append("")
-    n_gold = sum(len(t["task_gold_files"]) for t in report["tasks"])
-    lines.append(f"Gold files absent from their release's sdist: {len(report['gold_files_not_in_sdist'])} "
-                 f"of {n_gold}.\n")
-    partial = [t for t in report["tasks"] if not t["excluded"] and t["missing_gold_files"]]
-    if partial:
-        lines.append("Evaluated on their remaining gold files (some gold files missing from the release):\n")
-        for t in partial:
-            lines.append(f"- `{t['id']}` ({t['release']}): {', '.join(f'`{g}`' for g in t['missing_gold_files'])}")
-        lines.append("")
-    lines.append("Index time per release (one database, updated incrementally in version order):\n")
-    lines.append("| Release | Tasks | Files added | changed | deleted | Index time |")
-    lines.append("|---|---:|---:|---:|---:|---:|")
-    for r in report["releases"]:
-        sy = r["sync"]
-        lines.append(f"| {r['release']} | {r['tasks']} | {sy['added']} | {sy['changed']} | {sy['deleted']} "
-                     f"| {fmt_secs(r['index_seconds'])} |")
-    lines.append("")
+    lines += gold_file_notes(report)
+    lines += index_times(report)
     return "\n".join(lines)
 
 
@@ -794,34 +808,14 @@ def markdown_context(report: dict) -> str:
         lines.append(f"| {fmt_budget(b)} | {m['rendering_only']} | {m['bm25_only']} | {m['both']} "
                      f"| {m['neither']} |")
     lines.append("")
-    if report["excluded"]:
-        lines.append("Excluded (every gold file missing from the release's index):\n")
-        for e in report["excluded"]:
-            lines.append(f"- `{e['id']}` ({e['release']}): {', '.join(f'`{g}`' for g in e['missing_gold_files'])}")
-        lines.append("")
-    n_gold = sum(len(t["task_gold_files"]) for t in report["tasks"])
-    lines.append(f"Gold files absent from their release's sdist: {len(report['gold_files_not_in_sdist'])} "
-                 f"of {n_gold}.\n")
-    partial = [t for t in report["tasks"] if not t["excluded"] and t["missing_gold_files"]]
-    if partial:
-        lines.append("Evaluated on their remaining gold files (some gold files missing from the release):\n")
-        for t in partial:
-            lines.append(f"- `{t['id']}` ({t['release']}): {', '.join(f'`{g}`' for g in t['missing_gold_files'])}")
-        lines.append("")
+    lines += gold_file_notes(report)
     live = [t for t in report["tasks"] if not t["excluded"]]
     n_found = sum(len(t["gold_symbols"]) for t in live)
     n_missing = sum(len(t["missing_gold_symbols"]) for t in live)
     lines.append(f"Gold symbols of the evaluated tasks: {n_found} found in the index, {n_missing} not found "
                  f"(module-level `impl:` entries name no symbol and are not counted); "
                  f"{sum(1 for t in live if t['gold_symbols'])} tasks name at least one found symbol.\n")
-    lines.append("Index time per release (one database, updated incrementally in version order):\n")
-    lines.append("| Release | Tasks | Files added | changed | deleted | Index time |")
-    lines.append("|---|---:|---:|---:|---:|---:|")
-    for r in report["releases"]:
-        sy = r["sync"]
-        lines.append(f"| {r['release']} | {r['tasks']} | {sy['added']} | {sy['changed']} | {sy['deleted']} "
-                     f"| {fmt_secs(r['index_seconds'])} |")
-    lines.append("")
+    lines += index_times(report)
     return "\n".join(lines)
 
 
