@@ -388,8 +388,8 @@ fn assemble(
     let mut taken: Vec<Priced> = Vec::new();
     let mut dropped: Vec<Priced> = Vec::new();
     let mut used = 0;
-    let mut files_in: HashMap<usize, usize> = HashMap::new();
-    let considered = candidates.len();
+    let mut files_in: HashSet<usize> = HashSet::new();
+    let candidates_total = candidates.len();
     let mut misses = 0;
     for c in candidates {
         if room - used < ROOM_FLOOR || misses >= MISSES_IN_A_ROW {
@@ -412,7 +412,7 @@ fn assemble(
         if c.root || opts.signatures_only {
             options.push(Rendering::Signature);
         }
-        let file_cost = if files_in.contains_key(&d.file) {
+        let file_cost = if files_in.contains(&d.file) {
             0
         } else {
             tk.count(&file_open(opts.format, &repo.files[d.file].path))
@@ -438,7 +438,7 @@ fn assemble(
                     used -= t.cost;
                 }
                 used += priced.cost + file_cost;
-                *files_in.entry(d.file).or_default() += 1;
+                files_in.insert(d.file);
                 taken.push(priced);
                 placed = true;
                 break;
@@ -465,7 +465,6 @@ fn assemble(
         }
     }
     let order: Vec<usize> = (0..taken.len()).collect();
-    let candidates_total = considered;
     let fitted = tokens::fit_exact(tk, opts.budget, order, |kept, n| {
         let mut p = pack.clone();
         fill(
