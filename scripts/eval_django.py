@@ -362,7 +362,7 @@ def fake_eval(tasks: list[dict], tree: Path, ks: list[int], budgets: list[int]) 
 
 
 def run_eval(binary: Path, tasks_file: Path, db: Path, k_arg: str | None, budgets_arg: str | None,
-             extra: tuple[str, ...] = ()) -> dict:
+             extra: tuple[str, ...]) -> dict:
     cmd = [str(binary), "eval", str(tasks_file), "--db", str(db), "--json"]
     if k_arg is not None:
         cmd += ["--k", k_arg]
@@ -1008,16 +1008,8 @@ def main() -> None:
         if args.fake_eval:
             doc = fake_eval(rtasks, tree, ks, budgets)
         else:
-            with tempfile.NamedTemporaryFile("w", suffix=".jsonl", prefix=f"tasks-{v}-", dir=scratch_dir,
-                                             delete=False, encoding="utf-8") as f:
-                for t in rtasks:
-                    f.write(json.dumps(t, ensure_ascii=False) + "\n")
-                tmp_tasks = Path(f.name)
-            try:
-                log(f"[{v}] evaluating {len(rtasks)} tasks")
-                doc = run_eval(binary, tmp_tasks, db, args.k or DEFAULT_K, args.budgets or DEFAULT_BUDGETS)
-            finally:
-                tmp_tasks.unlink()
+            doc = eval_release(binary, rtasks, v, db, scratch_dir, args.k or DEFAULT_K,
+                               args.budgets or DEFAULT_BUDGETS, ())
         etasks = validate_eval(doc, v, [t["id"] for t in rtasks], ks, budgets)
         if systems is None:
             systems = list(doc["systems"])

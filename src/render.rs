@@ -79,14 +79,13 @@ pub fn cdata(text: &str) -> String {
     format!("<![CDATA[{}]]>", cleaned.replace("]]>", "]]]]><![CDATA[>"))
 }
 
-/// Markdown/code language tag of an indexed language name.
+/// Markdown code-block language tag of an indexed language name (the names are the usual
+/// tags; other text files get none).
 pub fn code_tag(language: &str) -> &str {
-    match language {
-        "tsx" => "tsx",
-        "csharp" => "csharp",
-        "cpp" => "cpp",
-        "text" => "",
-        other => other,
+    if language == "text" {
+        ""
+    } else {
+        language
     }
 }
 
