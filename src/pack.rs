@@ -240,7 +240,7 @@ pub fn roots(conn: &Connection, repo: &Repo, target: &Target) -> Result<Vec<usiz
 
 /// Definitions for a query, best first: BM25 hits fused with the personalized PageRank of
 /// the repo map by reciprocal rank.
-pub fn query_ranking(conn: &Connection, repo: &Repo, query: &str) -> Result<Vec<usize>> {
+fn query_ranking(conn: &Connection, repo: &Repo, query: &str) -> Result<Vec<usize>> {
     if rank::any_word_query(query).is_none() {
         bail!("the query {query:?} has no words to look for");
     }

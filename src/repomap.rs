@@ -139,7 +139,7 @@ pub fn query_hits(
 
 /// Focus arguments as definitions: a file path means its definitions, anything else one
 /// definition by (unambiguous) name.
-pub fn focus_defs(conn: &Connection, repo: &Repo, focus: &[String]) -> Result<Vec<usize>> {
+fn focus_defs(conn: &Connection, repo: &Repo, focus: &[String]) -> Result<Vec<usize>> {
     let mut out = Vec::new();
     for f in focus {
         let id = resolve_target(conn, f)?;
@@ -219,7 +219,7 @@ pub fn render_in(conn: &Connection, repo: &Repo, opts: &Options) -> Result<RepoM
 }
 
 /// Renders the best of `ranked` that fit the budget.
-pub fn render_ranked(repo: &Repo, ranked: &[(usize, f64)], opts: &Options) -> Result<RepoMap> {
+fn render_ranked(repo: &Repo, ranked: &[(usize, f64)], opts: &Options) -> Result<RepoMap> {
     let tk = opts.tokenizer;
     let mut map = RepoMap {
         schema: "codebase-indexer/map/1",
