@@ -1,0 +1,294 @@
+//! The committed artifact: byte-identical for the same tree wherever and however it was
+//! indexed, a fresh clone starts from it and ends equal to a full index, and an artifact that
+//! cannot be used (corrupt, truncated, another project's, a newer schema) is refused with a
+//! note while a full index is built instead.
+
+
+use codebase_indexer::artifact;
+use codebase_indexer::index::{self, IndexSummary};
+use crate::common::{dump, options, write, write_tree};
+use std::path::Path;
+
+const TREE: &[(&str, &str)] = &[
+    ("app/__init__.py", "from .core import helper\n"),
+    (
+        "app/core.py",
+        "class Base:\n    def ping(self):\n        return 1\n\n\ndef helper():\n    return Base().ping()\n",
+    ),
+    (
+        "app/main.py",
+        "from app import helper\nimport os\n\n\ndef main():\n    os.getcwd()\n    return helper()\n",
+    ),
+    ("web/util.js", "export function fmt(x) { return String(x); }\n"),
+    (
+        "web/app.js",
+        "import { fmt } from './util.js';\nexport function run() { return fmt(1); }\n",
+    ),
+    ("README.md", "# fixture\n"),
+];
+
+/// Indexes `root` into `db` writing the artifact, with `jobs` threads.
+fn index_with_artifact(root: &Path, db: &Path, jobs: usize) -> IndexSummary {
+    let mut o = options(root, db);
+    o.jobs = jobs;
+    o.artifact_level = Some(artifact::DEFAULT_LEVEL);
+    index::run(&o).expect("index")
+}
+
+fn artifact_bytes(root: &Path) -> (Vec<u8>, Vec<u8>) {
+    let dir = root.join(artifact::DIR);
+    (
+        std::fs::read(dir.join(artifact::FILE)).unwrap(),
+        std::fs::read(dir.join(artifact::MANIFEST)).unwrap(),
+    )
+}
+
+/// Every table's rows that a full index and a bootstrapped one must share.
+fn contents(db: &Path) -> Vec<Vec<String>> {
+    [
+        "SELECT id, path, language, size, hash, lines, flags, module FROM files ORDER BY id",
+        "SELECT * FROM file_contents ORDER BY file_id",
+        "SELECT * FROM nodes ORDER BY id",
+        "SELECT * FROM refs ORDER BY node_id, seq",
+        "SELECT source_id, target_id, kind, confidence, strategy, line FROM edges \
+         ORDER BY source_id, target_id, kind, line, strategy",
+        "SELECT source_id, kind, name, key, reason, candidates, line FROM unresolved \
+         ORDER BY source_id, line, name, kind",
+        "SELECT rowid, name FROM nodes_fts WHERE nodes_fts MATCH 'helper OR fmt' ORDER BY rowid",
+    ]
+    .iter()
+    .map(|sql| dump(db, sql))
+    .collect()
+}
+
+#[test]
+fn same_tree_same_bytes_from_any_folder_jobs_or_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a/repo"), dir.path().join("elsewhere/copy"));
+    write_tree(&a, TREE);
+    write_tree(&b, TREE);
+    let first = index_with_artifact(&a, &dir.path().join("a.db"), 1);
+    index_with_artifact(&b, &dir.path().join("b.db"), 2);
+    let manifest = first.artifact.expect("an artifact is written");
+    assert_eq!(manifest.files, 6);
+    assert!(manifest.edges > 0 && manifest.compression_ratio > 1.0);
+    assert_eq!(artifact_bytes(&a), artifact_bytes(&b));
+    let json = String::from_utf8(artifact_bytes(&a).1).unwrap();
+    assert!(!json.contains(dir.path().to_str().unwrap()), "{json}");
+    assert_eq!(
+        std::fs::read_to_string(a.join(artifact::DIR).join(".gitattributes")).unwrap(),
+        "graph.db.zst binary merge=ours\n"
+    );
+
+    // Nothing changed: nothing is rewritten.
+    let again = index_with_artifact(&a, &dir.path().join("a.db"), 1);
+    assert!(again.artifact.is_none());
+
+    // An incremental run after an edit gives the bytes of a full index of the edited tree.
+    let edited = "def helper():\n    return 2\n";
+    write(&a, "app/core.py", edited.as_bytes());
+    let inc = index_with_artifact(&a, &dir.path().join("a.db"), 2);
+    assert_eq!(inc.mode, "incremental");
+    write(&b, "app/core.py", edited.as_bytes());
+    std::fs::remove_dir_all(b.join(artifact::DIR)).unwrap();
+    let full = index_with_artifact(&b, &dir.path().join("b2.db"), 1);
+    assert_eq!(full.mode, "full");
+    assert_eq!(artifact_bytes(&a), artifact_bytes(&b));
+}
+
+#[test]
+fn a_fresh_clone_starts_from_the_artifact_and_equals_a_full_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let origin = dir.path().join("origin");
+    write_tree(&origin, TREE);
+    index_with_artifact(&origin, &dir.path().join("origin.db"), 2);
+
+    // The clone has the committed artifact and some edits, additions and deletions.
+    let clone = dir.path().join("clone");
+    copy_tree(&origin, &clone);
+    write(
+        &clone,
+        "app/core.py",
+        b"class Base:\n    def ping(self):\n        return 1\n\n\ndef helper2():\n    return 3\n",
+    );
+    write(
+        &clone,
+        "app/__init__.py",
+        b"from .core import helper2 as helper\n",
+    );
+    write(
+        &clone,
+        "app/extra.py",
+        b"def extra():\n    return helper()\n",
+    );
+    std::fs::remove_file(clone.join("web/app.js")).unwrap();
+
+    let db = dir.path().join("clone.db");
+    let s = index::run(&options(&clone, &db)).unwrap();
+    assert_eq!(s.mode, "incremental");
+    assert!(s.bootstrapped_from.is_some(), "{:?}", s.notes);
+    // Only what differs from the artifact is extracted again.
+    assert_eq!((s.extracted, s.removed), (3, 1));
+
+    let full = dir.path().join("full.db");
+    let mut o = options(&clone, &full);
+    o.rebuild = true;
+    index::run(&o).unwrap();
+    assert_eq!(contents(&db), contents(&full));
+}
+
+#[test]
+fn unusable_artifacts_are_refused_and_a_full_index_is_built() {
+    let dir = tempfile::tempdir().unwrap();
+    let origin = dir.path().join("origin");
+    write_tree(&origin, TREE);
+    index_with_artifact(&origin, &dir.path().join("origin.db"), 2);
+    let good = artifact_bytes(&origin).0;
+
+    // A database of a newer schema, compressed like an artifact.
+    let newer = {
+        let db = dir.path().join("newer.db");
+        artifact::decompress(&artifact::path_in(&origin), &db).unwrap();
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch("PRAGMA user_version = 99").unwrap();
+        drop(conn);
+        zstd::encode_all(std::fs::read(&db).unwrap().as_slice(), 3).unwrap()
+    };
+    // Another project's artifact: none of its files are in this tree.
+    let foreign = {
+        let other = dir.path().join("other");
+        write_tree(
+            &other,
+            &[
+                ("lib/a.go", "package lib\n\nfunc A() {}\n"),
+                ("lib/b.go", "package lib\n"),
+            ],
+        );
+        index_with_artifact(&other, &dir.path().join("other.db"), 1);
+        artifact_bytes(&other).0
+    };
+    // Two frames, the second missing: every frame is whole, the database is not.
+    let first_frame_only = {
+        let raw = zstd::decode_all(&good[..]).unwrap();
+        zstd::encode_all(&raw[..raw.len() / 2], 3).unwrap()
+    };
+    let damaged = {
+        let mut bytes = good.clone();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0x55;
+        bytes
+    };
+    let cases: [(&str, Vec<u8>, &str); 7] = [
+        ("garbage", b"not an artifact at all".to_vec(), "zstd"),
+        ("truncated", good[..good.len() / 2].to_vec(), "truncated"),
+        ("a frame missing", first_frame_only, "truncated"),
+        ("one byte changed", damaged, "corrupt"),
+        (
+            "not a database",
+            zstd::encode_all(&b"plain text, compressed"[..], 3).unwrap(),
+            "no index database",
+        ),
+        ("newer schema", newer, "written by a newer indexer"),
+        ("another project", foreign, "another project"),
+    ];
+    for (i, (case, bytes, why)) in cases.into_iter().enumerate() {
+        let clone = dir.path().join(format!("clone{i}"));
+        copy_tree(&origin, &clone);
+        std::fs::write(artifact::path_in(&clone), &bytes).unwrap();
+        let db = dir.path().join(format!("clone{i}.db"));
+        let s = index::run(&options(&clone, &db)).unwrap();
+        assert_eq!(s.mode, "full", "{case}");
+        assert!(s.bootstrapped_from.is_none(), "{case}");
+        assert!(
+            s.notes.iter().any(|n| n.contains(why)),
+            "{case}: {:?}",
+            s.notes
+        );
+        // Nothing half-decompressed is left beside the database (the run's lock file stays).
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(&format!("clone{i}.db.")) && !n.ends_with(".lock"))
+            .collect();
+        assert!(leftovers.is_empty(), "{case}: {leftovers:?}");
+        let full = dir.path().join(format!("full{i}.db"));
+        let mut o = options(&clone, &full);
+        o.rebuild = true;
+        index::run(&o).unwrap();
+        assert_eq!(contents(&db), contents(&full), "{case}");
+    }
+}
+
+#[test]
+fn the_artifact_is_a_plain_sqlite_database_once_decompressed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    write_tree(&root, TREE);
+    index_with_artifact(&root, &dir.path().join("index.db"), 2);
+    let raw = zstd::decode_all(&std::fs::read(artifact::path_in(&root)).unwrap()[..]).unwrap();
+    let db = dir.path().join("g.db");
+    std::fs::write(&db, raw).unwrap();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let callers: Vec<String> = conn
+        .prepare("SELECT caller FROM calls WHERE callee = 'app.core.helper' ORDER BY caller")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(callers, ["app.main.main"]);
+    // Nothing of the machine it was built on.
+    let root_meta: Option<String> = conn
+        .query_row("SELECT value FROM meta WHERE key = 'root'", [], |r| {
+            r.get(0)
+        })
+        .ok();
+    assert_eq!(root_meta, None);
+    let mtimes: i64 = conn
+        .query_row("SELECT count(*) FROM files WHERE mtime_ns <> 0", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(mtimes, 0);
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in walk(from) {
+        let rel = entry.strip_prefix(from).unwrap();
+        let dest = to.join(rel);
+        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        std::fs::copy(&entry, &dest).unwrap();
+    }
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn a_tree_that_cannot_take_the_artifact_still_gets_its_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    write_tree(&root, TREE);
+    // `.codebase-index` is taken by a file.
+    write(&root, artifact::DIR, b"not a folder");
+    let s = index_with_artifact(&root, &dir.path().join("index.db"), 2);
+    assert!(s.artifact.is_none());
+    assert!(
+        s.notes.iter().any(|n| n.contains("did not write")),
+        "{:?}",
+        s.notes
+    );
+    assert_eq!(s.files, 6);
+    assert!(!dump(&dir.path().join("index.db"), "SELECT source_id FROM edges").is_empty());
+}

@@ -1,0 +1,520 @@
+//! The repo map and the context pack on a small project written by the test, in Python,
+//! TypeScript, Go, Rust and Java: budgets are ceilings whatever the budget and target, items
+//! are whole or absent, the pack grows callees then callers round by round, what was left out
+//! is said, and every stated token count is tiktoken's count of the output.
+
+
+use codebase_indexer::graph::Repo;
+use codebase_indexer::pack::{self, Format, Reason, Rendering, Target};
+use codebase_indexer::repomap;
+use codebase_indexer::tokens::Tokenizer;
+use crate::common::lab::Rng;
+use crate::common::{index, write_tree};
+use rusqlite::Connection;
+
+/// `shop/orders.py` is the hub: `checkout` calls `reserve` and `charge`, `api.place_order`
+/// calls `checkout`, `charge` calls `convert`. `report.py` holds a function far larger than
+/// the small budgets, called by `checkout` too.
+fn project() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let huge_body: String = (0..400)
+        .map(|i| format!("    total += line_{i} * rate  # accumulate entry {i}\n"))
+        .collect();
+    let report = format!(
+        "def monthly_report(rate):\n    \"\"\"Every order of the month, summed.\"\"\"\n    total = 0\n{huge_body}    return total\n"
+    );
+    write_tree(
+        &root,
+        &[
+            (
+                "shop/orders.py",
+                "from shop.payments import charge\nfrom shop.stock import reserve\nfrom shop.report import monthly_report\n\n\
+class Order:\n    \"\"\"An order placed by a customer.\"\"\"\n\n    def __init__(self, items):\n        self.items = items\n\n    def total(self):\n        return sum(i.price for i in self.items)\n\n\
+def checkout(order):\n    \"\"\"Reserve the stock, then charge the customer.\"\"\"\n    reserve(order.items)\n    charge(order.total())\n    monthly_report(1)\n    return order\n",
+            ),
+            (
+                "shop/payments.py",
+                "from shop.currency import convert\n\ndef charge(amount, currency=\"EUR\"):\n    \"\"\"Charge a card; the code contains ]]> and <tags> & quotes \\\" on purpose.\"\"\"\n    s = \"]]>\"\n    return convert(amount, currency)\n",
+            ),
+            (
+                "shop/currency.py",
+                "def convert(amount, currency):\n    return amount * rate_of(currency)\n\ndef rate_of(currency):\n    return 1.0\n",
+            ),
+            (
+                "shop/stock.py",
+                "def reserve(items):\n    \"\"\"Hold the items in the warehouse.\"\"\"\n    for i in items:\n        hold(i)\n\ndef hold(item):\n    return item\n",
+            ),
+            ("shop/report.py", report.as_str()),
+            (
+                "shop/api.py",
+                "from shop.orders import checkout, Order\n\ndef place_order(items):\n    return checkout(Order(items))\n",
+            ),
+            (
+                "tests/test_orders.py",
+                "from shop.orders import checkout\n\ndef test_checkout():\n    assert checkout([])\n",
+            ),
+            (
+                "web/cart.ts",
+                "import { price } from './price';\nexport class Cart {\n  items: number[] = [];\n  total(): number { return this.items.map(price).reduce((a, b) => a + b, 0); }\n}\n",
+            ),
+            (
+                "web/price.ts",
+                "export function price(x: number): number { return x * 1.2; }\n",
+            ),
+            (
+                "svc/main.go",
+                "package main\n\nfunc main() { serve(8080) }\n\nfunc serve(port int) int { return port }\n",
+            ),
+            (
+                "core/src/lib.rs",
+                "pub struct Ledger { entries: Vec<i64> }\nimpl Ledger {\n    pub fn balance(&self) -> i64 { sum(&self.entries) }\n}\nfn sum(xs: &[i64]) -> i64 { xs.iter().sum() }\n",
+            ),
+            (
+                "app/src/Invoice.java",
+                "package app;\npublic class Invoice {\n  public int total() { return tax(10); }\n  private int tax(int x) { return x / 5; }\n}\n",
+            ),
+        ],
+    );
+    let db = dir.path().join("index.db");
+    index(&root, &db);
+    (dir, db)
+}
+
+fn pack_of(conn: &Connection, target: Target, budget: usize, format: Format) -> pack::Pack {
+    pack::build(
+        conn,
+        &pack::Options {
+            target,
+            budget,
+            signatures_only: false,
+            format,
+            tokenizer: Tokenizer::O200k,
+            show_dropped: true,
+        },
+    )
+    .unwrap()
+}
+
+fn symbols(p: &pack::Pack) -> Vec<(String, Rendering)> {
+    p.files
+        .iter()
+        .flat_map(|f| f.symbols.iter())
+        .map(|s| (s.qualified_name.clone(), s.rendering))
+        .collect()
+}
+
+#[test]
+fn pack_grows_callees_then_callers_round_by_round() {
+    let (_dir, db) = project();
+    let conn = Connection::open(&db).unwrap();
+    let repo = Repo::load(&conn, None).unwrap();
+    let roots = pack::roots(&conn, &repo, &Target::Entry("shop.orders.checkout".into())).unwrap();
+    let order: Vec<(String, String)> = pack::expand(&repo, &roots)
+        .into_iter()
+        .map(|c| {
+            let why = match c.reason {
+                Reason::Root => "root".to_string(),
+                Reason::CalleeOf { of, .. } => format!("callee of {of}"),
+                Reason::CallerOf { of, .. } => format!("caller of {of}"),
+                Reason::MemberOf { of } => format!("member of {of}"),
+            };
+            (repo.defs[c.def].qualified_name.clone(), why)
+        })
+        .collect();
+    let pos = |qn: &str| {
+        order
+            .iter()
+            .position(|(q, _)| q == qn)
+            .unwrap_or_else(|| panic!("{qn} not a candidate: {order:?}"))
+    };
+    assert_eq!(order[0], ("shop.orders.checkout".into(), "root".into()));
+    // Round 1: callees of the root, then its callers.
+    let callees = [
+        "shop.payments.charge",
+        "shop.stock.reserve",
+        "shop.orders.Order.total",
+    ];
+    for c in callees {
+        assert_eq!(
+            order[pos(c)].1,
+            "callee of shop.orders.checkout",
+            "{order:?}"
+        );
+    }
+    let caller = pos("shop.api.place_order");
+    assert_eq!(order[caller].1, "caller of shop.orders.checkout");
+    assert!(callees.iter().all(|c| pos(c) < caller), "{order:?}");
+    // Round 2: callees of round 1 (charge -> convert, reserve -> hold), after every caller
+    // of round 1, and before their own callers.
+    let convert = pos("shop.currency.convert");
+    assert_eq!(order[convert].1, "callee of shop.payments.charge");
+    assert!(convert > caller && pos("shop.stock.hold") > caller);
+    let test_caller = pos("tests.test_orders.test_checkout");
+    assert_eq!(order[test_caller].1, "caller of shop.orders.checkout");
+    // Round 3 reaches rate_of through convert.
+    assert!(pos("shop.currency.rate_of") > convert);
+}
+
+#[test]
+fn pack_skips_what_does_not_fit_without_cutting_it_and_says_so() {
+    let (_dir, db) = project();
+    let conn = Connection::open(&db).unwrap();
+    let p = pack_of(
+        &conn,
+        Target::Entry("shop.orders.checkout".into()),
+        1100,
+        Format::Markdown,
+    );
+    let got = symbols(&p);
+    assert!(p.account.tokens <= 1100);
+    // The huge callee does not fit: absent, listed as dropped and as not in context; the
+    // smaller candidates after it are in.
+    assert!(
+        !got.iter().any(|(q, _)| q == "shop.report.monthly_report"),
+        "{got:?}"
+    );
+    assert!(p
+        .dropped_top
+        .iter()
+        .any(|d| d.qualified_name == "shop.report.monthly_report"));
+    assert!(p
+        .text
+        .contains("[NOT IN CONTEXT] shop.report.monthly_report (shop/report.py:1)"));
+    for qn in [
+        "shop.orders.checkout",
+        "shop.payments.charge",
+        "shop.currency.convert",
+    ] {
+        assert!(
+            got.contains(&(qn.to_string(), Rendering::Full)),
+            "{qn}: {got:?}"
+        );
+    }
+    // Whole symbols: each code block is exactly the definition's source.
+    let source = std::fs::read_to_string(_dir.path().join("repo/shop/payments.py")).unwrap();
+    let charge = p
+        .files
+        .iter()
+        .flat_map(|f| &f.symbols)
+        .find(|s| s.qualified_name == "shop.payments.charge")
+        .unwrap();
+    assert!(
+        source.contains(&charge.code) && charge.code.ends_with("return convert(amount, currency)")
+    );
+    assert!(
+        p.text.contains(
+            "### shop.payments.charge (Function, lines 3-6): callee of shop.orders.checkout (0.85)"
+        ),
+        "{}",
+        p.text
+    );
+    // The meta header opens the pack.
+    assert!(p
+        .text
+        .starts_with("# Context pack: entry shop.orders.checkout\n"));
+    assert!(p.text.contains(&format!(
+        "tokens: {} of code, {} in all, budget 1100 (o200k)",
+        p.code_tokens, p.account.tokens
+    )));
+}
+
+#[test]
+fn a_root_too_large_in_full_is_shown_as_its_signature() {
+    let (_dir, db) = project();
+    let conn = Connection::open(&db).unwrap();
+    let p = pack_of(
+        &conn,
+        Target::Entry("shop.report.monthly_report".into()),
+        300,
+        Format::Markdown,
+    );
+    let got = symbols(&p);
+    assert!(
+        got.contains(&(
+            "shop.report.monthly_report".to_string(),
+            Rendering::Signature
+        )),
+        "{got:?}"
+    );
+    // Its caller still fits, whole.
+    assert!(got.contains(&("shop.orders.checkout".to_string(), Rendering::Full)));
+    assert!(
+        p.text.contains("lines 1-404, signature only): root"),
+        "{}",
+        p.text
+    );
+}
+
+#[test]
+fn a_file_entry_packs_its_top_level_definitions() {
+    let (_dir, db) = project();
+    let conn = Connection::open(&db).unwrap();
+    let p = pack_of(
+        &conn,
+        Target::Entry("shop/orders.py".into()),
+        4000,
+        Format::Markdown,
+    );
+    let got = symbols(&p);
+    assert_eq!((p.roots, p.roots_included), (2, 2));
+    assert!(got.contains(&("shop.orders.Order".into(), Rendering::Full)));
+    assert!(got.contains(&("shop.orders.checkout".into(), Rendering::Full)));
+    // Members of a class taken whole are not repeated.
+    assert!(
+        !got.iter().any(|(q, _)| q == "shop.orders.Order.total"),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn query_packs_start_from_several_hits() {
+    let (_dir, db) = project();
+    let conn = Connection::open(&db).unwrap();
+    let p = pack_of(
+        &conn,
+        Target::Query("Charging a card converts the currency twice".into()),
+        3000,
+        Format::Markdown,
+    );
+    let got = symbols(&p);
+    assert!(
+        got.iter().any(|(q, _)| q == "shop.payments.charge"),
+        "{got:?}"
+    );
+    assert!(
+        got.iter().any(|(q, _)| q == "shop.currency.convert"),
+        "{got:?}"
+    );
+    assert!(p.roots > 1);
+}
+
+#[test]
+fn unknown_entries_and_queries_matching_nothing_are_errors() {
+    let (_dir, db) = project();
+    let conn = Connection::open(&db).unwrap();
+    let build = |target| {
+        pack::build(
+            &conn,
+            &pack::Options {
+                target,
+                budget: 2000,
+                signatures_only: false,
+                format: Format::Markdown,
+                tokenizer: Tokenizer::O200k,
+                show_dropped: false,
+            },
+        )
+    };
+    let e = build(Target::Entry("no.such.thing".into())).unwrap_err();
+    assert!(e.to_string().contains("nothing named"), "{e}");
+    let e = build(Target::Query("zzyzx qwertyuiop".into())).unwrap_err();
+    assert!(
+        e.to_string().contains("nothing in the index matches"),
+        "{e}"
+    );
+    let e = build(Target::Query("?? !!".into())).unwrap_err();
+    assert!(e.to_string().contains("no words"), "{e}");
+}
+
+#[test]
+fn signatures_only_keeps_roots_whole() {
+    let (_dir, db) = project();
+    let conn = Connection::open(&db).unwrap();
+    let p = pack::build(
+        &conn,
+        &pack::Options {
+            target: Target::Entry("shop.orders.checkout".into()),
+            budget: 4000,
+            signatures_only: true,
+            format: Format::Markdown,
+            tokenizer: Tokenizer::O200k,
+            show_dropped: false,
+        },
+    )
+    .unwrap();
+    let got = symbols(&p);
+    assert!(got.contains(&("shop.orders.checkout".into(), Rendering::Full)));
+    assert!(got.contains(&("shop.payments.charge".into(), Rendering::Signature)));
+    assert!(got.contains(&("shop.report.monthly_report".into(), Rendering::Signature)));
+    assert!(got
+        .iter()
+        .all(|(q, r)| q == "shop.orders.checkout" || *r == Rendering::Signature));
+}
+
+#[test]
+fn xml_escapes_and_splits_cdata_and_json_follows_the_schema() {
+    let (_dir, db) = project();
+    let conn = Connection::open(&db).unwrap();
+    let x = pack_of(
+        &conn,
+        Target::Entry("shop.payments.charge".into()),
+        2000,
+        Format::Xml,
+    );
+    let doc = roxmltree::Document::parse(&x.text).expect("well-formed XML");
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "context_pack");
+    assert_eq!(
+        root.attribute("tokens").unwrap(),
+        x.account.tokens.to_string()
+    );
+    let symbol = root
+        .descendants()
+        .find(|n| n.attribute("name") == Some("shop.payments.charge"))
+        .unwrap();
+    // The code comes back byte for byte, `]]>` and markup included.
+    let code: String = symbol.children().filter_map(|c| c.text()).collect();
+    assert!(
+        code.contains("s = \"]]>\"") && code.contains("<tags> &"),
+        "{code}"
+    );
+    assert_eq!(symbol.attribute("rendering"), Some("full"));
+
+    let j = pack_of(
+        &conn,
+        Target::Entry("shop.payments.charge".into()),
+        2000,
+        Format::Json,
+    );
+    let v: serde_json::Value = serde_json::from_str(&j.text).unwrap();
+    assert_eq!(v["schema"], "codebase-indexer/pack/1");
+    assert_eq!(v["target"]["kind"], "entry");
+    assert_eq!(v["tokens"].as_u64().unwrap() as usize, j.account.tokens);
+    assert_eq!(v["budget"], 2000);
+    let s = &v["files"][0]["symbols"][0];
+    assert_eq!(s["qualified_name"], "shop.payments.charge");
+    assert_eq!(s["reason"]["why"], "root");
+    assert_eq!(s["rendering"], "full");
+    assert!(s["code"].as_str().unwrap().contains("]]>"));
+    assert!(v["files"][0]["symbols"][0]["not_in_context"].is_array());
+}
+
+#[test]
+fn budgets_are_never_exceeded_and_counts_are_tiktokens() {
+    let (_dir, db) = project();
+    let conn = Connection::open(&db).unwrap();
+    let repo = Repo::load(&conn, None).unwrap();
+    let mut rng = Rng::new("PACK_SEED", 7);
+    let words = [
+        "order", "charge", "price", "ledger", "serve", "tax", "report", "items",
+    ];
+    for round in 0..40 {
+        let budget = 60 + (rng.next() * 3000.0) as usize;
+        let tokenizer = if round % 2 == 0 {
+            Tokenizer::O200k
+        } else {
+            Tokenizer::Cl100k
+        };
+        let format = [Format::Markdown, Format::Xml, Format::Json][round % 3];
+        let def = &repo.defs[(rng.next() * repo.defs.len() as f64) as usize];
+        let target = match round % 3 {
+            0 => Target::Entry(def.qualified_name.clone()),
+            1 => Target::Entry(repo.files[def.file].path.clone()),
+            _ => Target::Query(format!(
+                "{} {}",
+                words[(rng.next() * 8.0) as usize],
+                words[(rng.next() * 8.0) as usize]
+            )),
+        };
+        let opts = pack::Options {
+            target: target.clone(),
+            budget,
+            signatures_only: rng.next() < 0.3,
+            format,
+            tokenizer,
+            show_dropped: rng.next() < 0.5,
+        };
+        match pack::build(&conn, &opts) {
+            Ok(p) => {
+                let n = tokenizer.count(&p.text);
+                assert_eq!(p.account.tokens, n, "{target:?} {format:?}");
+                assert!(n <= budget, "{n} > {budget} for {target:?} {format:?}");
+            }
+            Err(e) => assert!(e.to_string().contains("cannot hold"), "{target:?}: {e}"),
+        }
+        let focus = vec![def.qualified_name.clone()];
+        let mopts = repomap::Options {
+            budget,
+            focus: if round % 2 == 0 { focus } else { Vec::new() },
+            query: (round % 3 == 0).then(|| words[round % 8].to_string()),
+            format: if round % 4 == 0 {
+                repomap::Format::Json
+            } else {
+                repomap::Format::Text
+            },
+            tokenizer,
+            show_dropped: round % 5 == 0,
+        };
+        match repomap::render(&conn, &mopts) {
+            Ok(m) => {
+                let n = tokenizer.count(&m.text);
+                assert_eq!(m.account.tokens, n);
+                assert!(n <= budget, "map: {n} > {budget}");
+            }
+            Err(e) => assert!(e.to_string().contains("cannot hold"), "map: {e}"),
+        }
+    }
+}
+
+#[test]
+fn map_ranks_the_hub_first_fills_the_budget_and_follows_the_focus() {
+    let (_dir, db) = project();
+    let conn = Connection::open(&db).unwrap();
+    let render = |budget, focus: Vec<String>, query: Option<&str>| {
+        repomap::render(
+            &conn,
+            &repomap::Options {
+                budget,
+                focus,
+                query: query.map(str::to_string),
+                format: repomap::Format::Text,
+                tokenizer: Tokenizer::O200k,
+                show_dropped: false,
+            },
+        )
+        .unwrap()
+    };
+    let m = render(4000, Vec::new(), None);
+    // Everything fits in 4,000 tokens: all definitions, none dropped.
+    assert_eq!(m.account.dropped, 0, "{}", m.text);
+    // Heavily called code outranks what nobody calls; tests come late.
+    let pos = |m: &repomap::RepoMap, qn: &str| {
+        m.entries
+            .iter()
+            .position(|e| e.qualified_name == qn)
+            .unwrap_or(usize::MAX)
+    };
+    assert!(pos(&m, "shop.currency.convert") < pos(&m, "tests.test_orders.test_checkout"));
+    assert!(pos(&m, "shop.orders.checkout") < pos(&m, "shop.api.place_order"));
+    assert!(m
+        .text
+        .contains("def convert(amount, currency):  # shop.currency.convert"));
+    assert!(m
+        .text
+        .contains("Reserve the stock, then charge the customer."));
+    // A small budget is filled closely, with the best entries.
+    let small = render(200, Vec::new(), None);
+    assert!(
+        small.account.tokens <= 200 && small.account.tokens >= 180,
+        "{}",
+        small.text
+    );
+    assert!(small.account.dropped > 0);
+    // A focus on the Go file puts its definitions first.
+    let go = render(200, vec!["svc/main.go".into()], None);
+    assert_eq!(go.entries[0].path, "svc/main.go", "{}", go.text);
+    let q = render(200, Vec::new(), Some("ledger balance"));
+    assert!(
+        q.entries[..2]
+            .iter()
+            .any(|e| e.qualified_name.ends_with("Ledger.balance")),
+        "{}",
+        q.text
+    );
+    // Determinism.
+    assert_eq!(
+        render(700, Vec::new(), None).text,
+        render(700, Vec::new(), None).text
+    );
+}
