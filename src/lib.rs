@@ -1,33 +1,85 @@
-//! codebase-indexer: a repository as a local SQLite knowledge graph of its definitions.
+//! codebase-indexer: a repository as a local SQLite knowledge graph of its definitions, and
+//! the code an LLM agent needs from it under a token budget.
 //!
-//! Stages, each in its own module: `walk` (which files), `lang` + `extract` (definitions and
-//! reference sites per file), `store` (SQLite schema and the single writer), `index` (the
-//! pipeline, full and incremental), `query` (search, source, status), `project` (where a
-//! project's database lives), `artifact` (the committed, compressed copy of the database),
-//! and the renderers of what an agent reads under a token budget: `tokens` (counting and
-//! fitting), `graph` (the definitions graph in memory, PageRank), `skeleton`, `repomap`,
-//! `pack`, with `render` for the text pieces they share.
+//! [`Index`] is the entry point: build or open an index, then ask it questions. Every result
+//! is a plain serializable value; every failure an [`Error`] to match on.
+//!
+//! ```
+//! use codebase_indexer::{Index, IndexOptions, PackOptions, PackTarget, SearchOptions};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let tree = tempfile::tempdir()?;
+//! std::fs::write(
+//!     tree.path().join("shop.py"),
+//!     "def tax(total):\n    return total * 0.2\n\n\
+//!      def checkout(total):\n    \"\"\"Charge the customer.\"\"\"\n    return total + tax(total)\n",
+//! )?;
+//! let db = tempfile::tempdir()?;
+//! let options = IndexOptions {
+//!     db: Some(db.path().join("shop.db")),
+//!     artifact_level: None, // no `.codebase-index/` written into the tree
+//!     ..IndexOptions::default()
+//! };
+//! let (index, summary) = Index::build(tree.path(), options)?;
+//! assert_eq!(summary.files, 1);
+//!
+//! let hits = index.search("checkout", &SearchOptions::default())?;
+//! assert_eq!(hits[0].qualified_name, "shop.checkout");
+//!
+//! let pack = index.pack(&PackOptions {
+//!     target: PackTarget::Entry("shop.checkout".into()),
+//!     budget: 2000,
+//!     ..PackOptions::default()
+//! })?;
+//! assert!(pack.text.contains("return total * 0.2")); // its callee came along
+//! assert!(pack.account.tokens <= 2000);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The stages behind it (walk, extract, store, resolve, query, render) are private modules;
+//! `ARCHITECTURE.md` says which owns what.
 
-pub mod artifact;
-pub mod eval;
-pub mod eval_context;
-pub mod extract;
-pub mod graph;
-pub mod index;
-pub mod lang;
-pub mod model;
-pub mod pack;
-pub mod project;
-pub mod query;
-pub mod rank;
-pub mod redact;
-pub mod render;
-pub mod repomap;
-pub mod resolve;
-pub mod skeleton;
-pub mod staging;
-pub mod store;
-pub mod text;
-pub mod tokens;
-pub mod trace;
-pub mod walk;
+#![forbid(unsafe_code)]
+
+mod context;
+mod error;
+mod eval;
+mod facade;
+mod ids;
+mod index;
+mod lang;
+mod model;
+mod query;
+mod resolve;
+mod store;
+mod text;
+
+pub use context::pack::{
+    DroppedSymbol, Format as PackFormat, Missing, Options as PackOptions, Pack, PackedFile,
+    PackedSymbol, Reason, Rendering, Target as PackTarget,
+};
+pub use context::repomap::{Format as MapFormat, MapEntry, Options as MapOptions, RepoMap};
+pub use context::skeleton::{Mode as SkeletonMode, Options as SkeletonOptions, Skeleton};
+pub use context::tokens::{Account, Tokenizer};
+pub use error::{Error, Result};
+pub use eval::context::{
+    RenderResult, Renderer, Report as ContextEvalReport, Summary as ContextEvalSummary,
+    TaskResult as ContextEvalTask,
+};
+pub use eval::{
+    EvalOptions, Latency, Report as EvalReport, Summary as EvalSummary, SystemResult, Task,
+    TaskResult as EvalTask,
+};
+pub use facade::{Index, IndexOptions, SearchOptions, TraceOptions};
+pub use index::walk::SkipReason;
+pub use index::{IndexSummary, Progress, Redacted};
+pub use lang::extract::{extract_file, MAX_NODES_PER_FILE};
+pub use model::{ExtractedNode, FileExtract, NodeKind, RawRef, RefKind};
+pub use query::rank_files::RankedFile;
+pub use query::trace::{Direction, Hop, Link, NodeRef, Site, Trace, MAX_HOPS as MAX_TRACE_HOPS};
+pub use query::{GraphHealth, Hit, RedactedSite, Source, Status};
+pub use resolve::ResolveStats;
+pub use store::artifact::{
+    Manifest, DIR as ARTIFACT_DIR, FILE as ARTIFACT_FILE, MANIFEST as ARTIFACT_MANIFEST,
+};

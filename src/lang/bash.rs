@@ -138,10 +138,10 @@ mod tests {
             "{1..\u{31860}}",
             "f() { echo {\u{1f600}; }\n",
         ] {
-            let x = crate::extract::extract(bash, "a.sh", src);
+            let x = crate::lang::extract::extract(bash, "a.sh", src);
             assert!(!x.timed_out, "{src:?}");
         }
-        let x = crate::extract::extract(bash, "b.sh", "f\u{1f600}() { g; }\n");
+        let x = crate::lang::extract::extract(bash, "b.sh", "f\u{1f600}() { g; }\n");
         assert_eq!(x.nodes[1].name, "f\u{1f600}");
     }
 

@@ -1,6 +1,6 @@
 //! Language support: which grammar parses a file, and per language the rules that say which
 //! syntax nodes are definitions and which are references. The traversal itself is shared
-//! (`crate::extract`); a language only answers questions about single nodes.
+//! (`crate::lang::extract`); a language only answers questions about single nodes.
 
 use crate::model::{NodeKind, RawRef, RefKind};
 use std::borrow::Cow;
@@ -10,6 +10,7 @@ mod bash;
 mod c_family;
 mod csharp;
 mod elixir;
+pub mod extract;
 mod go;
 mod java;
 mod javascript;
@@ -447,7 +448,7 @@ pub(crate) mod testing {
             .stack_size(2 << 20)
             .spawn(move || {
                 let lang = super::for_path(&path).expect("language of the path");
-                crate::extract::extract(lang, &path, &src)
+                crate::lang::extract::extract(lang, &path, &src)
             })
             .expect("spawn")
             .join()

@@ -16,8 +16,8 @@ mod c_family;
 mod go_rust;
 mod syntax;
 
-use super::graph::{file_stem, is_c, is_header, Graph, Idx, Import};
-use super::lang::{ImportStyle, Profile};
+use super::rules::{ImportStyle, Profile};
+use super::symbols::{file_stem, is_c, is_header, Graph, Idx, Import};
 use crate::model::NodeKind;
 use c_family::Visible;
 use go_rust::{rust_deref, rust_unwrap};
@@ -809,7 +809,7 @@ impl<'g> Resolver<'g> {
     /// `callee()` for what a call returns): an instance of a repository type, something
     /// external, or a local of unknown type.
     fn type_of(&self, scope: Idx, text: &str, depth: u8) -> Step {
-        let key = (scope, depth, super::graph::hash(text));
+        let key = (scope, depth, super::symbols::hash(text));
         if let Some((seen, step)) = self.types.borrow().get(&key) {
             if &**seen == text {
                 return step.clone();

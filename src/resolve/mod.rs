@@ -7,28 +7,38 @@
 //! Resolution of a file depends only on the repository-wide tables, so the result equals a
 //! full build's.
 
-mod graph;
-mod lang;
+pub mod changes;
 mod lookup;
 mod overloads;
 mod python_stdlib;
+mod rules;
+mod symbols;
 
 pub use lookup::last_name;
 
 /// Whether `name` is one of the language's own functions or types (never a repository
 /// definition when written bare).
 pub fn is_builtin(language: &str, name: &str) -> bool {
-    lang::profile(language).is_builtin(name)
+    rules::profile(language).is_builtin(name)
 }
 
 use crate::model::RefKind;
-use crate::store::changes::Changes;
+use crate::resolve::changes::Changes;
 use anyhow::Result;
-use graph::{Graph, Idx};
 use lookup::{Local, Outcome, Resolver, Target};
 use rusqlite::{params, Connection};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
+use symbols::{Graph, Idx};
+
+/// Every file's imports, member types and bases, and the typed variables at its top level (a
+/// file node's ordinal is 0): the rows of the partial index `refs_scope`, whose condition this
+/// repeats so that only those rows are read.
+pub(crate) const SCOPE_REFS_QUERY: &str =
+    "SELECT node_id, kind, name, module, alias, line FROM refs \
+     WHERE kind = 'import' OR kind = 'field' OR kind = 'inherits' OR kind = 'implements' \
+     OR (kind = 'local' AND module IS NOT NULL AND node_id % 524288 = 0) \
+     ORDER BY node_id, seq";
 
 pub struct ResolveOptions {
     /// Edges below this confidence are kept as unresolved (`low_confidence`) instead.
@@ -111,11 +121,11 @@ pub fn resolve(
                  WHERE id >= ?1 AND id < ?2 AND parent_id IS NOT NULL ORDER BY id",
             )?;
             for &fid in &c.files {
-                let (lo, hi) = Graph::id_range(fid);
+                let (lo, hi) = crate::ids::node_range(fid);
                 contains.execute([lo, hi])?;
             }
             for &f in &files {
-                let (lo, hi) = Graph::id_range(g.file(f).id);
+                let (lo, hi) = crate::ids::node_range(g.file(f).id);
                 conn.prepare_cached(
                     "DELETE FROM edges WHERE source_id >= ?1 AND source_id < ?2 \
                      AND kind <> 'contains'",
@@ -205,7 +215,7 @@ fn includes(g: &mut Graph) {
     let mut included_by: HashMap<Idx, Vec<Idx>> = HashMap::new();
     for (i, targets) in includes.iter().enumerate() {
         for &t in targets.iter() {
-            if !graph::is_header(&g.file(t).path) {
+            if !symbols::is_header(&g.file(t).path) {
                 included_by.entry(t).or_default().push(i as Idx);
             }
         }
@@ -330,7 +340,7 @@ fn inherited_names(g: &Graph, t: Idx) -> Vec<&str> {
 }
 
 fn load_refs(conn: &Connection, file_id: i64) -> Result<Vec<RefRow>> {
-    let (lo, hi) = Graph::id_range(file_id);
+    let (lo, hi) = crate::ids::node_range(file_id);
     let mut q = conn.prepare_cached(
         "SELECT node_id, kind, name, module, line FROM refs \
          WHERE node_id >= ?1 AND node_id < ?2 \
@@ -454,14 +464,14 @@ fn resolve_file(g: &Graph, file: Idx, refs: &[RefRow], opts: &ResolveOptions) ->
 /// imports or types find a definition (confidence at least 0.8, never a guess by name). Go
 /// and Rust pass every value by name (`f(x, s.conf)`), so there it must also be a function,
 /// method or constructor, not a constant.
-fn names_definition(g: &Graph, file: &graph::FileInfo, outcome: &Outcome) -> bool {
+fn names_definition(g: &Graph, file: &symbols::FileInfo, outcome: &Outcome) -> bool {
     use crate::model::NodeKind;
     let Outcome::Resolved(targets) = outcome else {
         return false;
     };
     let go_or_rust = matches!(
         file.profile.imports,
-        lang::ImportStyle::Go | lang::ImportStyle::Rust
+        rules::ImportStyle::Go | rules::ImportStyle::Rust
     );
     targets.iter().all(|t| {
         t.confidence >= lookup::INFERRED

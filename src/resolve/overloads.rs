@@ -4,8 +4,8 @@
 //! concatenations). Extraction records the arguments of a call in the reference's `module`
 //! as comma-separated types, `_` where unknown (`String,_` for `f("a", x)`, empty for `f()`).
 
-use super::graph::Graph;
 use super::lookup::Target;
+use super::symbols::Graph;
 
 /// The parameters of a method, read from its signature.
 #[derive(Debug, PartialEq)]

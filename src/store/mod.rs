@@ -1,12 +1,15 @@
 //! The SQLite database: opening with the right pragmas, schema migrations, and the checks
 //! that refuse a foreign, corrupt or newer database with a message that says what to do.
 
-pub mod changes;
+pub mod artifact;
+pub mod project;
+pub mod staging;
 pub mod writer;
 
 pub use writer::{FileRecord, Writer};
 
-use anyhow::{bail, Context, Result};
+use crate::error::Error;
+use anyhow::{Context, Result};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use std::path::{Path, PathBuf};
 
@@ -38,21 +41,25 @@ pub fn open(path: &Path, mode: Mode) -> Result<Connection> {
     let conn = open_checked(path, mode)?;
     let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if version < SCHEMA_VERSION {
-        bail!(
-            "{} was written by an older indexer (schema {version}, now {SCHEMA_VERSION}): \
-             run `indexer index PATH` to rebuild it",
-            path.display()
-        );
+        return Err(Error::SchemaTooOld {
+            db: path.to_path_buf(),
+            found: version,
+            supported: SCHEMA_VERSION,
+        }
+        .into());
     }
     Ok(conn)
 }
 
 fn open_checked(path: &Path, mode: Mode) -> Result<Connection> {
     if !path.exists() {
-        bail!(
-            "no index at {}: run `indexer index PATH` first (or pass --db)",
-            path.display()
-        );
+        return Err(Error::NoIndex {
+            message: format!(
+                "no index at {}: run `indexer index PATH` first (or pass --db)",
+                path.display()
+            ),
+        }
+        .into());
     }
     let flags = match mode {
         Mode::ReadOnly => OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -76,7 +83,7 @@ fn open_checked(path: &Path, mode: Mode) -> Result<Connection> {
         }
         Err(e) => return Err(e),
     };
-    configure(&conn, mode)?;
+    configure(&conn, path, mode)?;
     Ok(conn)
 }
 
@@ -150,12 +157,12 @@ pub fn create(path: &Path, mode: Mode) -> Result<Connection> {
     conn.execute_batch(&format!(
         "PRAGMA page_size = 16384; PRAGMA application_id = {APPLICATION_ID};"
     ))?;
-    configure(&conn, mode)?;
+    configure(&conn, path, mode)?;
     migrate(&conn)?;
     Ok(conn)
 }
 
-fn configure(conn: &Connection, mode: Mode) -> Result<()> {
+fn configure(conn: &Connection, path: &Path, mode: Mode) -> Result<()> {
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
     let pragmas = match mode {
         Mode::ReadOnly => "PRAGMA query_only = ON; PRAGMA cache_size = -65536;",
@@ -171,7 +178,7 @@ fn configure(conn: &Connection, mode: Mode) -> Result<()> {
         }
     };
     conn.execute_batch(pragmas)
-        .map_err(|e| describe_sqlite_error(e.into()))?;
+        .map_err(|e| corrupt_or(e, path, None))?;
     Ok(())
 }
 
@@ -179,33 +186,52 @@ fn configure(conn: &Connection, mode: Mode) -> Result<()> {
 fn check_identity(conn: &Connection, path: &Path) -> Result<()> {
     let app_id: i32 = conn
         .query_row("PRAGMA application_id", [], |r| r.get(0))
-        .map_err(|e| describe_sqlite_error(e.into()))
-        .with_context(|| format!("{} is not a readable SQLite database", path.display()))?;
+        .map_err(|e| {
+            let unreadable = format!("{} is not a readable SQLite database", path.display());
+            corrupt_or(e, path, Some(unreadable))
+        })?;
     if app_id != APPLICATION_ID {
-        bail!(
-            "{} is not a codebase-indexer database (application_id {app_id:#x}); \
-             refusing to touch it: pass a different --db",
-            path.display()
-        );
+        return Err(Error::Foreign {
+            path: path.to_path_buf(),
+            application_id: app_id,
+        }
+        .into());
     }
     let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if version > SCHEMA_VERSION {
-        bail!(
-            "{} has schema version {version}, newer than this indexer understands ({SCHEMA_VERSION}): \
-             upgrade indexer",
-            path.display()
-        );
+        return Err(Error::SchemaTooNew {
+            db: path.to_path_buf(),
+            found: version,
+            supported: SCHEMA_VERSION,
+        }
+        .into());
     }
     Ok(())
 }
 
-fn describe_sqlite_error(e: anyhow::Error) -> anyhow::Error {
-    let msg = e.to_string();
-    if msg.contains("not a database") || msg.contains("malformed") {
-        e.context("the database file is corrupt: rebuild it with `indexer index PATH --rebuild`")
-    } else {
-        e
+/// `Error::Corrupt` when SQLite found the file is no database or a damaged one (its message
+/// after `prefix`); any other failure as it is, under `prefix`.
+fn corrupt_or(e: rusqlite::Error, path: &Path, prefix: Option<String>) -> anyhow::Error {
+    let damaged = matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt)
+    );
+    if !damaged {
+        let e = anyhow::Error::new(e);
+        return match prefix {
+            Some(p) => e.context(p),
+            None => e,
+        };
     }
+    let mut message = prefix.map(|p| p + ": ").unwrap_or_default();
+    message
+        .push_str("the database file is corrupt: rebuild it with `indexer index PATH --rebuild`: ");
+    message.push_str(&e.to_string());
+    Error::Corrupt {
+        path: path.to_path_buf(),
+        message,
+    }
+    .into()
 }
 
 /// Brings an older schema up to date, one migration per transaction.
@@ -311,10 +337,10 @@ pub fn lock_for_writing(db: &Path) -> Result<std::fs::File> {
         })?;
     match file.try_lock() {
         Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => bail!(
-            "another `indexer index` is updating {} right now: wait for it to finish",
-            db.display()
-        ),
+        Err(std::fs::TryLockError::WouldBlock) => Err(Error::Locked {
+            db: db.to_path_buf(),
+        }
+        .into()),
         Err(std::fs::TryLockError::Error(e)) => {
             Err(e).with_context(|| format!("cannot lock {}", path.display()))
         }

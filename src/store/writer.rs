@@ -1,29 +1,12 @@
 //! The single writer: inserts and deletes whole files (row, content, nodes, references) with
 //! content-derived ids, and keeps qualified names unique.
 
-use super::changes::{Changes, Tracker};
+use crate::ids::{base_name, file_id, node_range, ORDINAL_BITS};
 use crate::model::FileExtract;
 use crate::text::split_identifier;
 use anyhow::{bail, Context, Result};
 use rusqlite::{params, Connection, OptionalExtension, Statement};
 use std::collections::BTreeSet;
-
-/// Node ids are `file id << ORDINAL_BITS | ordinal within the file`: a file's nodes form one
-/// contiguous id range, and the same file content always gets the same ids.
-pub const ORDINAL_BITS: u32 = 19;
-const FILE_ID_BITS: u32 = 63 - ORDINAL_BITS;
-
-/// The id of a file: a hash of its path.
-pub fn file_id(path: &str) -> i64 {
-    let h = blake3::hash(path.as_bytes());
-    let b = h.as_bytes();
-    let v = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-    (v >> (64 - FILE_ID_BITS)) as i64
-}
-
-pub fn node_range(file_id: i64) -> (i64, i64) {
-    (file_id << ORDINAL_BITS, (file_id + 1) << ORDINAL_BITS)
-}
 
 /// The row describing one file.
 pub struct FileRecord<'a> {
@@ -35,7 +18,7 @@ pub struct FileRecord<'a> {
     pub flags: i64,
     pub content: &'a str,
     /// Secrets taken out of `content`.
-    pub redactions: &'a [crate::redact::Redaction],
+    pub redactions: &'a [crate::index::redact::Redaction],
 }
 
 pub const FLAG_TEST: i64 = 1;
@@ -43,22 +26,36 @@ pub const FLAG_SYNTAX_ERRORS: i64 = 2;
 pub const FLAG_INVALID_UTF8: i64 = 4;
 pub const FLAG_PARSE_ABANDONED: i64 = 8;
 
+/// Told of each file an incremental run replaces: before its rows are deleted and right
+/// after its nodes are inserted. The resolution side compares the two to know what it must
+/// redo; the store only reports, so it never depends on resolution.
+pub trait Observer {
+    /// Returns the qualified names (without `#k`) of the file's definitions.
+    fn before_delete(&mut self, conn: &Connection, file_id: i64) -> Result<Vec<String>>;
+    fn after_insert(
+        &mut self,
+        conn: &Connection,
+        file_id: i64,
+        extract: &FileExtract,
+    ) -> Result<()>;
+}
+
 /// Writes inside one transaction opened by the caller; remembers which qualified names it
 /// touched so `finish` can re-number exactly the names that may have changed.
-pub struct Writer<'c> {
+pub struct Writer<'c, 'o> {
     conn: &'c Connection,
     insert_file: Statement<'c>,
     insert_content: Statement<'c>,
     insert_node: Statement<'c>,
     insert_ref: Statement<'c>,
     touched: BTreeSet<String>,
-    track_touched: bool,
-    changes: Tracker,
+    /// Present in an incremental run; a full build re-numbers every repeated name at the end.
+    observer: Option<&'o mut dyn Observer>,
 }
 
-impl<'c> Writer<'c> {
-    /// `track_touched` is off for a full build, which re-numbers every repeated name at the end.
-    pub fn new(conn: &'c Connection, track_touched: bool) -> Result<Self> {
+impl<'c, 'o> Writer<'c, 'o> {
+    /// `observer` is `None` for a full build.
+    pub fn new(conn: &'c Connection, observer: Option<&'o mut dyn Observer>) -> Result<Self> {
         Ok(Writer {
             conn,
             insert_file: conn.prepare(
@@ -77,8 +74,7 @@ impl<'c> Writer<'c> {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )?,
             touched: BTreeSet::new(),
-            track_touched,
-            changes: Tracker::default(),
+            observer,
         })
     }
 
@@ -133,12 +129,12 @@ impl<'c> Writer<'c> {
                 n.end_byte,
                 split_identifier(&n.name),
             ])?;
-            if self.track_touched {
+            if self.observer.is_some() {
                 self.touched.insert(n.qualified_name.clone());
             }
         }
-        if self.track_touched {
-            self.changes.after_insert(self.conn, fid, base, extract)?;
+        if let Some(observer) = self.observer.as_deref_mut() {
+            observer.after_insert(self.conn, fid, extract)?;
         }
         for (seq, r) in extract.refs.iter().enumerate() {
             self.insert_ref.execute(params![
@@ -158,8 +154,8 @@ impl<'c> Writer<'c> {
     pub fn delete_file(&mut self, path: &str) -> Result<()> {
         let fid = file_id(path);
         let (lo, hi) = node_range(fid);
-        if self.track_touched {
-            let names = self.changes.before_delete(self.conn, fid, lo, hi)?;
+        if let Some(observer) = self.observer.as_deref_mut() {
+            let names = observer.before_delete(self.conn, fid)?;
             self.touched.extend(names);
         }
         self.conn
@@ -196,9 +192,9 @@ impl<'c> Writer<'c> {
 
     /// Makes qualified names unique: among nodes sharing a name, ordered by (path, byte),
     /// the first keeps it and the k-th becomes `name#k`. Only names touched by this run are
-    /// re-numbered, so the outcome equals a full rebuild's. Returns what the run changed.
-    pub fn finish(self) -> Result<Changes> {
-        if !self.track_touched {
+    /// re-numbered, so the outcome equals a full rebuild's.
+    pub fn finish(self) -> Result<()> {
+        if self.observer.is_none() {
             // A full build numbers every repeated name in one set-based statement.
             self.conn.execute_batch(
                 "UPDATE nodes SET qualified_name = r.qn || '#' || r.k \
@@ -209,7 +205,7 @@ impl<'c> Writer<'c> {
                                                   GROUP BY qualified_name HAVING count(*) > 1)) AS r \
                  WHERE nodes.id = r.id AND r.k > 1",
             )?;
-            return self.changes.finish(self.conn);
+            return Ok(());
         }
         let names = &self.touched;
         // One index range covers `name` and every `name#k` (`#` sorts just before `$`); rows of
@@ -238,14 +234,6 @@ impl<'c> Writer<'c> {
                 }
             }
         }
-        self.changes.finish(self.conn)
-    }
-}
-
-/// A qualified name without its `#k` uniqueness suffix.
-pub fn base_name(qualified_name: &str) -> &str {
-    match qualified_name.rsplit_once('#') {
-        Some((base, k)) if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) => base,
-        _ => qualified_name,
+        Ok(())
     }
 }

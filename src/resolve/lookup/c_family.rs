@@ -306,7 +306,7 @@ impl<'g> Resolver<'g> {
     pub(super) fn include_target(&self, file: Idx, imp: &Import) -> Option<Idx> {
         let g = self.g;
         let dir = g.file(file).path.rsplit_once('/').map_or("", |(d, _)| d);
-        let inc = crate::resolve::lang::unquoted(imp.module.trim_matches(['<', '>']));
+        let inc = crate::resolve::rules::unquoted(imp.module.trim_matches(['<', '>']));
         g.file_by_path(&normalize_path(&join_path(dir, inc)))
             .or_else(|| g.file_by_path_suffix(inc))
     }

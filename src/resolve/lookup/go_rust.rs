@@ -4,8 +4,8 @@
 //! repository's crates by name), re-exports and `macro_rules!` macros.
 
 use super::*;
-use crate::resolve::graph::hash;
-use crate::resolve::lang::skip_group;
+use crate::resolve::rules::skip_group;
+use crate::resolve::symbols::hash;
 
 /// Go and Rust: call chains and per-platform variants.
 impl Resolver<'_> {

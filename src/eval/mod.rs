@@ -1,6 +1,6 @@
 //! Retrieval evaluation: for tasks with known answers (an issue text and the files its fix
 //! changed), how often the right file lands in what the ranking returns. Reported per task
-//! and overall, for this tool's ranking (`rank::rank_files`) and for the classic baseline,
+//! and overall, for this tool's ranking (`rank_files::rank_files`) and for the classic baseline,
 //! BM25 over whole files, side by side:
 //! - Acc@k: a gold file among the first k files;
 //! - MRR: the mean of 1 / (rank of the first gold file), 0 when it is not ranked;
@@ -11,8 +11,10 @@
 //! A gold file missing from the index is reported and left out; a task none of whose gold
 //! files is indexed is excluded, not counted as a miss.
 
-use crate::rank::{self, words};
-use anyhow::{bail, Context, Result};
+pub mod context;
+
+use crate::query::rank_files::{self, words};
+use anyhow::{Context, Result};
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -102,7 +104,7 @@ pub fn read_tasks(path: &Path) -> Result<Vec<Task>> {
         tasks.push(task);
     }
     if tasks.is_empty() {
-        bail!("{} holds no tasks", path.display());
+        crate::error::invalid!("{} holds no tasks", path.display());
     }
     Ok(tasks)
 }
@@ -114,7 +116,7 @@ pub fn split_gold(task: &Task, indexed: impl Fn(&str) -> bool) -> (Vec<String>, 
 
 pub fn run(conn: &Connection, tasks: &[Task], opts: &EvalOptions) -> Result<Report> {
     if opts.k.is_empty() || opts.k.contains(&0) {
-        bail!("--k needs cut-offs of 1 or more");
+        crate::error::invalid!("--k needs cut-offs of 1 or more");
     }
     let indexed: HashSet<String> = conn
         .prepare("SELECT path FROM files")?
@@ -136,7 +138,7 @@ pub fn run(conn: &Connection, tasks: &[Task], opts: &EvalOptions) -> Result<Repo
             for system in SYSTEMS {
                 let started = Instant::now();
                 let ranked = match system {
-                    "indexer" => rank::rank_files(conn, &task.query, usize::MAX)
+                    "indexer" => rank_files::rank_files(conn, &task.query, usize::MAX)
                         .map(|r| r.into_iter().map(|f| f.path).collect())
                         .unwrap_or_default(),
                     _ => bm25.rank(&task.query),

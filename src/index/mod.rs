@@ -3,14 +3,17 @@
 //! renames it into place; later runs update the existing database incrementally in a single
 //! transaction. Either way a killed run leaves the previous good database.
 
-use crate::artifact;
-use crate::extract::extract;
+pub mod redact;
+pub mod walk;
+
 use crate::lang;
+use crate::lang::extract::extract;
 use crate::model::FileExtract;
+use crate::resolve::changes::Tracker;
 use crate::resolve::{self, ResolveOptions, ResolveStats};
-use crate::staging;
+use crate::store::artifact;
+use crate::store::staging;
 use crate::store::{self, writer, FileRecord, Mode, Writer};
-use crate::walk::{self, Candidate, ContentClass, SkipReason, Skipped, WalkOptions};
 use anyhow::Result;
 use rusqlite::Connection;
 use serde::Serialize;
@@ -19,12 +22,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
+use walk::{Candidate, ContentClass, SkipReason, Skipped, WalkOptions};
 
 /// Called with (stage, files done, files to do) as files are processed and as later
 /// stages start.
-pub type Progress = Box<dyn Fn(&str, usize, usize)>;
+pub type Progress = Box<dyn Fn(&str, usize, usize) + Send + Sync>;
 
-pub struct IndexOptions {
+pub struct RunOptions<'a> {
     pub root: PathBuf,
     pub db: PathBuf,
     pub project: String,
@@ -41,7 +45,7 @@ pub struct IndexOptions {
     pub fuzzy_limit: usize,
     /// Write the committed artifact (`.codebase-index/`) at this zstd level after indexing.
     pub artifact_level: Option<i32>,
-    pub progress: Option<Progress>,
+    pub progress: Option<&'a (dyn Fn(&str, usize, usize) + Send + Sync)>,
 }
 
 #[derive(Debug, Serialize)]
@@ -98,7 +102,7 @@ struct Extracted {
     hash: String,
     flags: i64,
     content: String,
-    redactions: Vec<crate::redact::Redaction>,
+    redactions: Vec<crate::index::redact::Redaction>,
     extract: FileExtract,
 }
 
@@ -112,7 +116,7 @@ struct Known {
     hash: String,
 }
 
-pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
+pub fn run(opts: &RunOptions<'_>) -> Result<IndexSummary> {
     let started = Instant::now();
     let _lock = store::lock_for_writing(&opts.db)?;
     staging::remove_stale(&opts.db);
@@ -214,7 +218,7 @@ pub fn run(opts: &IndexOptions) -> Result<IndexSummary> {
 fn build_into(
     temp: &Path,
     fresh: bool,
-    opts: &IndexOptions,
+    opts: &RunOptions<'_>,
     candidates: &[Candidate],
     skipped: Skipped,
     summary: &mut IndexSummary,
@@ -238,7 +242,7 @@ fn build_into(
 /// instead of spilling it page by page, and builds indexes once at the end.
 fn update(
     conn: &mut Connection,
-    opts: &IndexOptions,
+    opts: &RunOptions<'_>,
     candidates: &[Candidate],
     mut skipped: Skipped,
     summary: &mut IndexSummary,
@@ -262,7 +266,7 @@ fn update(
     summary.unchanged = candidates.len() - to_read.len();
     // Written in id order, every table grows by appending at the end of its B-tree instead of
     // splitting pages all over a database far larger than the page cache.
-    to_read.sort_by_cached_key(|c| writer::file_id(&c.path));
+    to_read.sort_by_cached_key(|c| crate::ids::file_id(&c.path));
 
     let tx = conn.transaction()?;
     let deferred = if incremental {
@@ -270,7 +274,11 @@ fn update(
     } else {
         Some(store::defer_indexes(&tx)?)
     };
-    let mut writer = Writer::new(&tx, incremental)?;
+    // An incremental run compares each replaced file's facts before and after, to know
+    // what resolution must redo.
+    let mut tracker = Tracker::default();
+    let observer = incremental.then_some(&mut tracker as &mut dyn writer::Observer);
+    let mut writer = Writer::new(&tx, observer)?;
     let mut uncommitted_bytes = 0u64;
     let mut done = 0usize;
     process_in_order(
@@ -372,7 +380,8 @@ fn update(
     }
     lap.record(summary, "4_indexes");
     // Before the full-text index exists, so renames need no full-text updates.
-    let changes = writer.finish()?;
+    writer.finish()?;
+    let changes = tracker.finish(&tx)?;
     lap.record(summary, "5_unique_names");
     // Nothing re-extracted and the same settings: every edge still stands.
     let unchanged = same_settings && changes.files.is_empty();
@@ -401,7 +410,7 @@ fn update(
 }
 
 impl IndexSummary {
-    fn new(opts: &IndexOptions, incremental: bool) -> Self {
+    fn new(opts: &RunOptions<'_>, incremental: bool) -> Self {
         IndexSummary {
             project: opts.project.clone(),
             root: opts.root.display().to_string(),
@@ -477,9 +486,9 @@ fn read_and_extract(c: &Candidate, known: Option<&Known>) -> Outcome {
     // Secrets are taken out before anything reads the text: nothing downstream sees them.
     let file_name = c.path.rsplit('/').next().unwrap_or(&c.path);
     let redacted = if walk::is_env_file(file_name) {
-        crate::redact::redact_env(&content)
+        crate::index::redact::redact_env(&content)
     } else {
-        crate::redact::redact(&content)
+        crate::index::redact::redact(&content)
     };
     let (clean, redactions) = match redacted {
         (std::borrow::Cow::Owned(clean), found) => (Some(clean), found),
@@ -496,7 +505,7 @@ fn read_and_extract(c: &Candidate, known: Option<&Known>) -> Outcome {
         ),
         None => (
             walk::text_language(&c.path),
-            crate::extract::file_only(&c.path, &content),
+            crate::lang::extract::file_only(&c.path, &content),
         ),
     };
     if extract.has_errors {
@@ -519,7 +528,7 @@ fn read_and_extract(c: &Candidate, known: Option<&Known>) -> Outcome {
 /// file node only and flagged abandoned, and the run goes on.
 fn guarded(run: impl FnOnce() -> FileExtract, path: &str, content: &str) -> FileExtract {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_or_else(|_| {
-        let mut x = crate::extract::file_only(path, content);
+        let mut x = crate::lang::extract::file_only(path, content);
         x.timed_out = true;
         x
     })

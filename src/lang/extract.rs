@@ -33,20 +33,12 @@ thread_local! {
     static PARSERS: RefCell<Vec<(&'static str, Parser)>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Routes tree-sitter's C allocations through mimalloc, which parses about 6% faster than the
-/// system allocator here. It must run before any tree-sitter object exists (a tree allocated
-/// by one allocator must not be freed by the other), so only a program's `main` calls it.
-pub fn use_mimalloc_for_parsing() {
-    // SAFETY: called first thing in `main`, before any tree-sitter allocation; the four
-    // functions are a consistent malloc family.
-    unsafe {
-        tree_sitter::set_allocator(
-            Some(libmimalloc_sys::mi_malloc),
-            Some(libmimalloc_sys::mi_calloc),
-            Some(libmimalloc_sys::mi_realloc),
-            Some(libmimalloc_sys::mi_free),
-        );
-    }
+/// Extracts the definitions and reference sites of the file at `path` (repository-relative,
+/// `/`-separated) from its text, with the grammar its name selects; `None` when no grammar
+/// does (such files are indexed as file nodes only). A pure function of path and text: the
+/// same input always gives the same output.
+pub fn extract_file(path: &str, text: &str) -> Option<FileExtract> {
+    crate::lang::for_path(path).map(|lang| extract(lang, path, text))
 }
 
 /// Extracts definitions and references from `src`, the text of the file at `path`.

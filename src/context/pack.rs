@@ -8,35 +8,26 @@
 //! Candidates are taken whole in that order; one that does not fit is skipped and the scan
 //! goes on. A root too large to include whole is shown as its signature instead.
 
-use crate::graph::{source_of, Contents, Def, Edge, Repo};
+use crate::context::defgraph::{source_of, Contents, Def, Edge, Repo};
+use crate::context::render::{cdata, code_tag, fence, signature_lines, xml_escape};
+use crate::context::repomap;
+use crate::context::tokens::{self, Account, Tokenizer};
 use crate::model::NodeKind;
+use crate::query::rank_files;
 use crate::query::resolve_target;
-use crate::rank;
-use crate::render::{cdata, code_tag, fence, signature_lines, xml_escape};
-use crate::repomap;
-use crate::tokens::{self, Account, Tokenizer};
 use anyhow::{bail, Result};
 use rusqlite::Connection;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
+    #[default]
+    #[value(alias = "md")]
     Markdown,
     Xml,
     Json,
-}
-
-impl Format {
-    pub fn parse(s: &str) -> Result<Format> {
-        match s {
-            "markdown" | "md" => Ok(Format::Markdown),
-            "xml" => Ok(Format::Xml),
-            "json" => Ok(Format::Json),
-            _ => bail!("unknown pack format {s:?}: use markdown, xml or json"),
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -48,6 +39,8 @@ pub enum Target {
     Query(String),
 }
 
+/// What to pack and how. The default packs nothing: set `target`.
+#[derive(Clone, Debug)]
 pub struct Options {
     pub target: Target,
     pub budget: usize,
@@ -57,6 +50,23 @@ pub struct Options {
     pub tokenizer: Tokenizer,
     /// List the best symbols left out (as many as fit).
     pub show_dropped: bool,
+}
+
+impl Options {
+    pub const DEFAULT_BUDGET: usize = 8000;
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            target: Target::Query(String::new()),
+            budget: Self::DEFAULT_BUDGET,
+            signatures_only: false,
+            format: Format::default(),
+            tokenizer: Tokenizer::default(),
+            show_dropped: false,
+        }
+    }
 }
 
 /// Query packs start from this many of the fused hits (whichever fit). On the Django tasks
@@ -196,11 +206,7 @@ struct Priced {
     estimated: bool,
 }
 
-pub fn build(conn: &Connection, opts: &Options) -> Result<Pack> {
-    build_in(conn, &Repo::load(conn, None)?, opts)
-}
-
-/// `build` on a repository already in memory (`repo` must be the whole of `conn`'s).
+/// The pack of `opts.target` (`repo` must be the whole of `conn`'s definitions graph).
 pub fn build_in(conn: &Connection, repo: &Repo, opts: &Options) -> Result<Pack> {
     let roots = roots(conn, repo, &opts.target)?;
     let candidates = expand(repo, &roots);
@@ -241,10 +247,10 @@ pub fn roots(conn: &Connection, repo: &Repo, target: &Target) -> Result<Vec<usiz
 /// Definitions for a query, best first: BM25 hits fused with the personalized PageRank of
 /// the repo map by reciprocal rank.
 fn query_ranking(conn: &Connection, repo: &Repo, query: &str) -> Result<Vec<usize>> {
-    if rank::any_word_query(query).is_none() {
-        bail!("the query {query:?} has no words to look for");
+    if rank_files::any_word_query(query).is_none() {
+        crate::error::invalid!("the query {query:?} has no words to look for");
     }
-    let hits = repomap::query_hits(conn, query, rank::TOP_DEFINITIONS)?;
+    let hits = repomap::query_hits(conn, query, rank_files::TOP_DEFINITIONS)?;
     let mut fused: HashMap<usize, f64> = HashMap::new();
     let in_repo = hits
         .iter()
@@ -258,7 +264,7 @@ fn query_ranking(conn: &Connection, repo: &Repo, query: &str) -> Result<Vec<usiz
     }
     let seeds = repomap::query_seeds(repo, query, &hits);
     let ranked = repomap::rank_definitions(repo, &seeds);
-    for (r, &(d, _)) in ranked.iter().take(rank::TOP_DEFINITIONS).enumerate() {
+    for (r, &(d, _)) in ranked.iter().take(rank_files::TOP_DEFINITIONS).enumerate() {
         *fused.entry(d).or_default() += 1.0 / (RRF_K + r as f64 + 1.0);
     }
     let mut out: Vec<(usize, f64)> = fused.into_iter().collect();

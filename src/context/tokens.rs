@@ -1,27 +1,23 @@
 //! Token counting for every rendered context: a real BPE tokenizer (tiktoken's o200k_base by
 //! default, cl100k_base on request), and the budget arithmetic the renderers share.
 
-use anyhow::{bail, Result};
 use serde::Serialize;
 use tiktoken_rs::CoreBPE;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+/// The BPE tokenizer budgets are counted with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Tokenizer {
+    /// tiktoken's o200k_base (GPT-4o and later).
     #[default]
+    #[value(alias = "o200k_base")]
     O200k,
+    /// tiktoken's cl100k_base (GPT-4, GPT-3.5).
+    #[value(alias = "cl100k_base")]
     Cl100k,
 }
 
 impl Tokenizer {
-    pub fn parse(s: &str) -> Result<Tokenizer> {
-        match s {
-            "o200k" | "o200k_base" => Ok(Tokenizer::O200k),
-            "cl100k" | "cl100k_base" => Ok(Tokenizer::Cl100k),
-            _ => bail!("unknown tokenizer {s:?}: use o200k or cl100k"),
-        }
-    }
-
     pub fn as_str(self) -> &'static str {
         match self {
             Tokenizer::O200k => "o200k",
@@ -164,8 +160,13 @@ mod tests {
 
     #[test]
     fn tokenizers_differ_and_parse() {
-        assert_eq!(Tokenizer::parse("cl100k").unwrap(), Tokenizer::Cl100k);
-        assert!(Tokenizer::parse("gpt2").is_err());
+        use clap::ValueEnum;
+        assert_eq!(Tokenizer::from_str("cl100k", false), Ok(Tokenizer::Cl100k));
+        assert_eq!(
+            Tokenizer::from_str("o200k_base", false),
+            Ok(Tokenizer::O200k)
+        );
+        assert!(Tokenizer::from_str("gpt2", false).is_err());
         let text = "def charge(amount: int) -> Payment:  # src.payments.service.charge";
         assert!(Tokenizer::O200k.count(text) > 5);
         assert!(Tokenizer::Cl100k.count(text) > 5);

@@ -8,33 +8,25 @@
 //! discounted for tests, migrations and documentation, the one adjustment the evaluation tasks
 //! supported (see `SECONDARY`).
 
-use crate::graph::{Def, Repo};
+use crate::context::defgraph::{Def, Repo};
+use crate::context::tokens::{self, Account, Tokenizer};
 use crate::model::NodeKind;
+use crate::query::rank_files;
 use crate::query::resolve_target;
-use crate::rank;
-use crate::tokens::{self, Account, Tokenizer};
 use anyhow::{bail, Result};
 use rusqlite::Connection;
 use serde::Serialize;
 use std::collections::HashMap;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
+    #[default]
     Text,
     Json,
 }
 
-impl Format {
-    pub fn parse(s: &str) -> Result<Format> {
-        match s {
-            "text" => Ok(Format::Text),
-            "json" => Ok(Format::Json),
-            _ => bail!("unknown map format {s:?}: use text or json"),
-        }
-    }
-}
-
+#[derive(Clone, Debug)]
 pub struct Options {
     pub budget: usize,
     /// Files (paths) or definitions (qualified names) to centre the map on.
@@ -44,6 +36,23 @@ pub struct Options {
     pub tokenizer: Tokenizer,
     /// List the best definitions left out, as many as fit.
     pub show_dropped: bool,
+}
+
+impl Options {
+    pub const DEFAULT_BUDGET: usize = 4000;
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            budget: Self::DEFAULT_BUDGET,
+            focus: Vec::new(),
+            query: None,
+            format: Format::default(),
+            tokenizer: Tokenizer::default(),
+            show_dropped: false,
+        }
+    }
 }
 
 /// Score factor of tests, migrations and documentation. Measured on the Django tasks (map
@@ -96,7 +105,11 @@ pub fn rank_definitions(repo: &Repo, seeds: &[(usize, f64)]) -> Vec<(usize, f64)
 /// Where a query restarts the walk: its best full-text hits (`hits`, best first, of which
 /// the first `QUERY_HITS`), weighted by score (the best 1), and the definitions it names as
 /// code, 1 shared among same-named ones.
-pub fn query_seeds(repo: &Repo, query: &str, hits: &[rank::DefinitionHit]) -> Vec<(usize, f64)> {
+pub fn query_seeds(
+    repo: &Repo,
+    query: &str,
+    hits: &[rank_files::DefinitionHit],
+) -> Vec<(usize, f64)> {
     let mut seeds = Vec::new();
     let best = hits.iter().map(|h| h.score).fold(0.0, f64::max);
     if best > 0.0 {
@@ -113,7 +126,10 @@ pub fn query_seeds(repo: &Repo, query: &str, hits: &[rank::DefinitionHit]) -> Ve
         }
     }
     for token in query.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.')) {
-        for part in token.split('.').filter(|p| rank::looks_like_identifier(p)) {
+        for part in token
+            .split('.')
+            .filter(|p| rank_files::looks_like_identifier(p))
+        {
             if let Some(defs) = by_name.get(part) {
                 let share = 1.0 / defs.len() as f64;
                 seeds.extend(defs.iter().map(|&d| (d, share)));
@@ -128,11 +144,11 @@ pub fn query_hits(
     conn: &Connection,
     query: &str,
     limit: usize,
-) -> Result<Vec<rank::DefinitionHit>> {
-    let Some(fts) = rank::any_word_query(query) else {
+) -> Result<Vec<rank_files::DefinitionHit>> {
+    let Some(fts) = rank_files::any_word_query(query) else {
         return Ok(Vec::new());
     };
-    let mut hits = rank::definition_hits(conn, &fts, limit)?;
+    let mut hits = rank_files::definition_hits(conn, &fts, limit)?;
     hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node)));
     Ok(hits)
 }
@@ -197,11 +213,7 @@ const MISSES_IN_A_ROW: usize = 200;
 /// Dropped names listed on request, at most.
 const DROPPED_LISTED: usize = 50;
 
-pub fn render(conn: &Connection, opts: &Options) -> Result<RepoMap> {
-    render_in(conn, &Repo::load(conn, None)?, opts)
-}
-
-/// `render` on a repository already in memory (`repo` must be the whole of `conn`'s).
+/// The map `opts` asks for (`repo` must be the whole of `conn`'s definitions graph).
 pub fn render_in(conn: &Connection, repo: &Repo, opts: &Options) -> Result<RepoMap> {
     let mut seeds: Vec<(usize, f64)> = focus_defs(conn, repo, &opts.focus)?
         .into_iter()
@@ -440,7 +452,7 @@ fn header(map: &RepoMap, included: usize, total: usize, tokens: usize) -> String
 /// first line under it.
 fn entry_text(d: &Def) -> String {
     let mut out = String::new();
-    let lines = crate::render::signature_lines(d, 0);
+    let lines = crate::context::render::signature_lines(d, 0);
     for (i, line) in lines.lines().enumerate() {
         if i == 0 {
             out.push_str(&format!("{:>6}  ", d.start_line));

@@ -9,17 +9,18 @@
 //! `path::docstring` (module-level code) name no symbol, and a task with only such gold
 //! symbols does not count for symbol recall.
 
+use crate::context::defgraph::Repo;
+use crate::context::pack::{self, Rendering};
+use crate::context::repomap;
+use crate::context::tokens::Tokenizer;
 use crate::eval::{percentile, round4, split_gold, within_budget, Bm25, Task, TokenCounts};
-use crate::graph::Repo;
-use crate::pack::{self, Rendering};
-use crate::repomap;
-use crate::tokens::Tokenizer;
-use anyhow::{bail, Result};
+use anyhow::Result;
 use rusqlite::Connection;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
 use std::time::Instant;
 
+/// Which rendering an evaluation measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Renderer {
@@ -86,7 +87,7 @@ pub fn run(
     tokenizer: Tokenizer,
 ) -> Result<Report> {
     if budgets.is_empty() || budgets.contains(&0) {
-        bail!("--budgets needs budgets of 1 token or more");
+        crate::error::invalid!("--budgets needs budgets of 1 token or more");
     }
     let started = Instant::now();
     let repo = Repo::load(conn, None)?;

@@ -3,7 +3,8 @@
 //! `<project>-<hash of the root path>.db` so two repositories with the same folder name never
 //! collide. Commands find the project of the current directory by walking up its ancestors.
 
-use anyhow::{bail, Context, Result};
+use crate::error::Error;
+use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
 pub fn cache_dir() -> Result<PathBuf> {
@@ -82,52 +83,58 @@ fn find_by_key(dir: &Path, key: &str) -> Result<Option<PathBuf>> {
         .find(|p| p.to_string_lossy().ends_with(&suffix)))
 }
 
-/// The database a query command should read: `--db`, else `--project`, else the project whose
-/// root contains the current directory.
-pub fn locate(db: Option<&Path>, project: Option<&str>) -> Result<PathBuf> {
-    if let Some(db) = db {
-        return Ok(db.to_path_buf());
-    }
+/// The database of the project named `name` (`--project`).
+pub fn by_name(name: &str) -> Result<PathBuf> {
     let dir = cache_dir()?;
-    if let Some(name) = project {
-        let prefix = format!("{}-", sanitize(name));
-        let matches: Vec<PathBuf> = list_dbs(&dir)?
-            .into_iter()
-            .filter(|p| {
-                p.file_stem().is_some_and(|s| {
-                    let s = s.to_string_lossy();
-                    s.strip_prefix(&prefix).is_some_and(|rest| {
-                        rest.len() == 12 && rest.bytes().all(|b| b.is_ascii_hexdigit())
-                    })
+    let prefix = format!("{}-", sanitize(name));
+    let matches: Vec<PathBuf> = list_dbs(&dir)?
+        .into_iter()
+        .filter(|p| {
+            p.file_stem().is_some_and(|s| {
+                let s = s.to_string_lossy();
+                s.strip_prefix(&prefix).is_some_and(|rest| {
+                    rest.len() == 12 && rest.bytes().all(|b| b.is_ascii_hexdigit())
                 })
             })
-            .collect();
-        return match matches.len() {
-            0 => bail!(
+        })
+        .collect();
+    match matches.len() {
+        0 => Err(Error::NoIndex {
+            message: format!(
                 "no project named {name:?} in {}: index it with `indexer index PATH --project {name}`",
                 dir.display()
             ),
-            1 => Ok(matches.into_iter().next().expect("one match")),
-            _ => bail!(
-                "several projects are named {name:?}: pass --db with one of {}",
-                matches
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        };
+        }
+        .into()),
+        1 => Ok(matches.into_iter().next().expect("one match")),
+        _ => crate::error::invalid!(
+            "several projects are named {name:?}: pass --db with one of {}",
+            matches
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
-    let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let cwd = cwd.canonicalize().unwrap_or(cwd);
-    for dir_up in cwd.ancestors() {
+}
+
+/// The database of the project whose root is `folder` or the nearest folder above it.
+pub fn for_folder(folder: &Path) -> Result<PathBuf> {
+    let dir = cache_dir()?;
+    let folder = folder
+        .canonicalize()
+        .unwrap_or_else(|_| folder.to_path_buf());
+    for dir_up in folder.ancestors() {
         if let Some(found) = find_by_key(&dir, &root_key(dir_up))? {
             return Ok(found);
         }
     }
-    bail!(
-        "no index for {} or any folder above it: run `indexer index PATH` first, \
-         or pass --project NAME or --db PATH",
-        cwd.display()
-    )
+    Err(Error::NoIndex {
+        message: format!(
+            "no index for {} or any folder above it: run `indexer index PATH` first, \
+             or pass --project NAME or --db PATH",
+            folder.display()
+        ),
+    }
+    .into())
 }

@@ -2,10 +2,10 @@
 //! definition with its qualified name, the imports and member types of every file, and the
 //! class hierarchy. Loaded from the database in a few sequential scans.
 
-use super::lang::{self, Profile};
 use super::overloads::{self, Params};
+use super::rules::{self, Profile};
+use crate::ids::base_name;
 use crate::model::{NodeKind, RefKind};
-use crate::store::writer::{base_name, ORDINAL_BITS};
 use anyhow::Result;
 use rusqlite::Connection;
 use std::collections::{HashMap, HashSet};
@@ -255,7 +255,7 @@ impl Graph {
             g.files.push(FileInfo {
                 id,
                 path: path.into(),
-                profile: lang::profile(r.get_ref(2)?.as_str()?),
+                profile: rules::profile(r.get_ref(2)?.as_str()?),
                 module_hash: hash(&module),
                 module: module.into(),
                 node: None,
@@ -318,7 +318,7 @@ impl Graph {
             let style = g.files[n.file as usize].profile.imports;
             let tables = matches!(
                 style,
-                lang::ImportStyle::JavaScript | lang::ImportStyle::Plain
+                rules::ImportStyle::JavaScript | rules::ImportStyle::Plain
             );
             if n.kind == NodeKind::File || !tables {
                 continue;
@@ -336,12 +336,7 @@ impl Graph {
         // Typed top-level variables too (a file node's ordinal is 0): importers of the
         // file may call through them.
         // The condition is the partial index `refs_scope`'s: only those rows are read.
-        let mut q = conn.prepare(
-            "SELECT node_id, kind, name, module, alias, line FROM refs \
-             WHERE kind = 'import' OR kind = 'field' OR kind = 'inherits' OR kind = 'implements' \
-             OR (kind = 'local' AND module IS NOT NULL AND node_id % 524288 = 0) \
-             ORDER BY node_id, seq",
-        )?;
+        let mut q = conn.prepare(super::SCOPE_REFS_QUERY)?;
         let mut rows = q.query([])?;
         while let Some(r) = rows.next()? {
             let Some(node) = g.node_by_id(r.get(0)?) else {
@@ -398,7 +393,7 @@ impl Graph {
                 .find_map(|l| l.trim().strip_prefix("module "))
             {
                 g.go_modules
-                    .push((lang::unquoted(m.trim()).to_string(), dir.to_string()));
+                    .push((rules::unquoted(m.trim()).to_string(), dir.to_string()));
             }
         }
 
@@ -412,7 +407,7 @@ impl Graph {
             let path: &str = r.get_ref(0)?.as_str()?;
             let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
             let content: &str = r.get_ref(1)?.as_str()?;
-            let Some(name) = lang::cargo_package_name(content) else {
+            let Some(name) = rules::cargo_package_name(content) else {
                 continue;
             };
             let root = if dir.is_empty() {
@@ -470,7 +465,7 @@ impl Graph {
             return;
         };
         let style = self.files[file as usize].profile.imports;
-        let go_or_rust = matches!(style, lang::ImportStyle::Go | lang::ImportStyle::Rust);
+        let go_or_rust = matches!(style, rules::ImportStyle::Go | rules::ImportStyle::Rust);
         // Go and Rust attributes sit on lines of their own above the declaration.
         let decl = if go_or_rust {
             sig.lines().last().unwrap_or(sig)
@@ -479,14 +474,14 @@ impl Graph {
         };
         match kind {
             NodeKind::Type if go_or_rust => {
-                if let Some(t) = lang::alias_target(decl) {
+                if let Some(t) = rules::alias_target(decl) {
                     self.aliases.insert(idx, t.into());
                 }
             }
             NodeKind::Function | NodeKind::Method => {
-                if style == lang::ImportStyle::Rust && decl.starts_with("macro_rules!") {
+                if style == rules::ImportStyle::Rust && decl.starts_with("macro_rules!") {
                     self.macros.insert(idx);
-                } else if let Some(t) = lang::return_type(style, decl) {
+                } else if let Some(t) = rules::return_type(style, decl) {
                     self.returns.insert(idx, t.into());
                 }
             }
@@ -517,7 +512,7 @@ impl Graph {
         // A typed module-level variable is a field of its file.
         let (owner, field) = if n.kind.is_type_like() || n.kind == NodeKind::File {
             (Some(node), name)
-        } else if n.kind == NodeKind::File && profile.imports == lang::ImportStyle::Go {
+        } else if n.kind == NodeKind::File && profile.imports == rules::ImportStyle::Go {
             // A Go package-level variable, seen from the package's other files.
             self.go_vars.insert(hash(name));
             (Some(node), name)
@@ -545,7 +540,7 @@ impl Graph {
     fn add_module_variable(&mut self, node: Idx, name: &str, type_text: &str) {
         let n = &self.nodes[node as usize];
         let profile = self.files[n.file as usize].profile;
-        if n.kind == NodeKind::File && profile.imports == lang::ImportStyle::JavaScript {
+        if n.kind == NodeKind::File && profile.imports == rules::ImportStyle::JavaScript {
             self.fields
                 .entry((node, hash(name)))
                 .or_default()
@@ -771,15 +766,10 @@ impl Graph {
 
     /// A file's definitions (its node ids are one contiguous range).
     pub fn nodes_of(&self, file: Idx) -> std::ops::Range<Idx> {
-        let (lo, hi) = Graph::id_range(self.files[file as usize].id);
+        let (lo, hi) = crate::ids::node_range(self.files[file as usize].id);
         let start = self.nodes.partition_point(|n| n.id < lo);
         let end = self.nodes.partition_point(|n| n.id < hi);
         start as Idx..end as Idx
-    }
-
-    /// The first node id of a file and the first id past it.
-    pub fn id_range(file_id: i64) -> (i64, i64) {
-        (file_id << ORDINAL_BITS, (file_id + 1) << ORDINAL_BITS)
     }
 }
 

@@ -1,15 +1,19 @@
 //! Read-only questions answered from the database alone: search, source of a definition,
 //! and the project's status. None of them re-parses the repository.
 
+pub mod rank_files;
+pub mod trace;
+
+use crate::error::Error;
 use crate::model::NodeKind;
 use crate::store;
 use crate::text::split_identifier;
-use crate::trace::{self, Direction, Link, Site};
-use anyhow::{bail, Result};
+use anyhow::Result;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
+use trace::{Direction, Link, Site};
 
 #[derive(Debug, Serialize)]
 pub struct Hit {
@@ -35,7 +39,7 @@ pub fn search(
 ) -> Result<Vec<Hit>> {
     let words = query_words(query);
     if words.is_empty() {
-        bail!("the search query {query:?} has no words to look for");
+        crate::error::invalid!("the search query {query:?} has no words to look for");
     }
     let all = words.join(" AND ");
     let mut hits = run_search(conn, &all, query, limit, kind)?;
@@ -204,18 +208,17 @@ pub fn resolve_target(conn: &Connection, target: &str) -> Result<i64> {
         })?
         .collect::<rusqlite::Result<_>>()?;
     match candidates.len() {
-        0 => bail!("nothing named {target:?} in the index: try `indexer search {target}`"),
+        0 => Err(Error::NotFound {
+            name: target.to_string(),
+        }
+        .into()),
         1 => Ok(candidates[0].0),
-        n => bail!(
-            "{target:?} is ambiguous{}; pass one of:\n  {}",
-            if n > 10 { " (first 10 shown)" } else { "" },
-            candidates
-                .iter()
-                .take(10)
-                .map(|(_, qn)| qn.as_str())
-                .collect::<Vec<_>>()
-                .join("\n  ")
-        ),
+        n => Err(Error::Ambiguous {
+            name: target.to_string(),
+            candidates: candidates.into_iter().take(10).map(|(_, qn)| qn).collect(),
+            more: n > 10,
+        }
+        .into()),
     }
 }
 

@@ -17,7 +17,7 @@
 use crate::lang;
 use crate::store::writer::FLAG_TEST;
 use crate::text::split_identifier;
-use anyhow::{bail, Result};
+use anyhow::Result;
 use rusqlite::Connection;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
@@ -87,7 +87,7 @@ fn keep(word: &str) -> bool {
 /// The files that best answer `query`, best first, at most `limit`.
 pub fn rank_files(conn: &Connection, query: &str, limit: usize) -> Result<Vec<RankedFile>> {
     let Some(fts_query) = any_word_query(query) else {
-        bail!("the query {query:?} has no words to look for");
+        crate::error::invalid!("the query {query:?} has no words to look for");
     };
     let by_definition = by_best_definition(conn, &fts_query)?;
     let named = named_files(conn, query)?;

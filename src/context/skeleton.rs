@@ -11,18 +11,20 @@
 //! chosen greedily by file rank (the PageRank of its definitions, tests, migrations and
 //! documentation restarting less), and printed in path order.
 
-use crate::graph::{Def, Repo};
+use crate::context::defgraph::{Def, Repo};
+use crate::context::render;
+use crate::context::tokens::{self, Account, Tokenizer};
 use crate::model::NodeKind;
-use crate::render;
-use crate::tokens::{self, Account, Tokenizer};
 use anyhow::{bail, Result};
 use rusqlite::Connection;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
+    /// The richest that fits.
+    #[default]
     Auto,
     Skeleton,
     Compact,
@@ -31,17 +33,6 @@ pub enum Mode {
 }
 
 impl Mode {
-    pub fn parse(s: &str) -> Result<Mode> {
-        match s {
-            "auto" => Ok(Mode::Auto),
-            "skeleton" => Ok(Mode::Skeleton),
-            "compact" => Ok(Mode::Compact),
-            "summary" => Ok(Mode::Summary),
-            "deps" => Ok(Mode::Deps),
-            _ => bail!("unknown skeleton mode {s:?}: use auto, skeleton, compact, summary or deps"),
-        }
-    }
-
     pub fn as_str(self) -> &'static str {
         match self {
             Mode::Auto => "auto",
@@ -72,6 +63,22 @@ pub struct Options {
     pub tokenizer: Tokenizer,
     /// End with a line naming the files left out, as many as fit.
     pub show_dropped: bool,
+}
+
+impl Options {
+    pub const DEFAULT_BUDGET: usize = 8000;
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            budget: Self::DEFAULT_BUDGET,
+            mode: Mode::default(),
+            path_prefix: None,
+            tokenizer: Tokenizer::default(),
+            show_dropped: false,
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]

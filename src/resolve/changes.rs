@@ -11,8 +11,9 @@
 //! definition with the same kind and qualified name, and only edges whose target
 //! disappeared are deleted and send their file back to resolution.
 
-use super::writer::base_name;
+use crate::ids::{base_name, file_of, node_range, ORDINAL_BITS};
 use crate::model::{FileExtract, NodeKind, RefKind};
+use crate::store::writer::Observer;
 use anyhow::Result;
 use rusqlite::{params, Connection};
 use std::collections::{BTreeSet, HashMap};
@@ -47,16 +48,11 @@ pub struct Tracker {
     before: HashMap<i64, Before>,
 }
 
-impl Tracker {
+impl Observer for Tracker {
     /// Records the file's facts and the edges into it, before its rows are deleted. Returns
     /// the qualified names (without `#k`) of its definitions.
-    pub fn before_delete(
-        &mut self,
-        conn: &Connection,
-        fid: i64,
-        lo: i64,
-        hi: i64,
-    ) -> Result<Vec<String>> {
+    fn before_delete(&mut self, conn: &Connection, fid: i64) -> Result<Vec<String>> {
+        let (lo, hi) = node_range(fid);
         let mut facts = BTreeSet::new();
         let mut ids: HashMap<String, i64> = HashMap::new();
         let mut qns: HashMap<i64, String> = HashMap::new();
@@ -132,13 +128,8 @@ impl Tracker {
     /// Compares the new extraction with the file's previous version and re-points edges
     /// from other files at the same definitions' new ids.
     /// The file's new rows must be in place: they may reuse ids of definitions now gone.
-    pub fn after_insert(
-        &mut self,
-        conn: &Connection,
-        fid: i64,
-        base: i64,
-        extract: &FileExtract,
-    ) -> Result<()> {
+    fn after_insert(&mut self, conn: &Connection, fid: i64, extract: &FileExtract) -> Result<()> {
+        let base = node_range(fid).0;
         self.changes.files.insert(fid);
         let mut facts = BTreeSet::from([module_fact(&extract.module)]);
         let mut ids: HashMap<String, i64> = HashMap::new();
@@ -195,7 +186,7 @@ impl Tracker {
         }
         // Edges are collected by row before any moves: a definition may take the id of
         // another that moved or went away.
-        let (lo, hi) = super::writer::node_range(fid);
+        let (lo, hi) = node_range(fid);
         let mut moves: Vec<(i64, i64)> = Vec::new();
         let mut gone: Vec<i64> = Vec::new();
         for (key, old) in &before.ids {
@@ -209,9 +200,7 @@ impl Tracker {
                 None => {
                     for (row, source) in incoming_edges(conn, *old, lo, hi)? {
                         gone.push(row);
-                        self.changes
-                            .dependents
-                            .insert(source >> super::writer::ORDINAL_BITS);
+                        self.changes.dependents.insert(file_of(source));
                     }
                 }
             }
@@ -227,7 +216,9 @@ impl Tracker {
         }
         Ok(())
     }
+}
 
+impl Tracker {
     /// Everything the run changed; deleted files contribute all their old facts, and edges
     /// into them are deleted, their files re-resolved.
     pub fn finish(mut self, conn: &Connection) -> Result<Changes> {
@@ -241,10 +232,8 @@ impl Tracker {
                 .names
                 .extend(before.facts.into_iter().map(|(name, _)| name));
             self.changes.names.extend(before.inherited);
-            let (lo, hi) = super::writer::node_range(fid);
-            let files = sources.query_map(params![lo, hi, super::writer::ORDINAL_BITS], |r| {
-                r.get::<_, i64>(0)
-            })?;
+            let (lo, hi) = node_range(fid);
+            let files = sources.query_map(params![lo, hi, ORDINAL_BITS], |r| r.get::<_, i64>(0))?;
             for f in files {
                 self.changes.dependents.insert(f?);
             }

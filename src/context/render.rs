@@ -1,6 +1,6 @@
 //! Text pieces the renderers share: a definition's signature line, code fences, XML escaping.
 
-use crate::graph::Def;
+use crate::context::defgraph::Def;
 
 /// A definition's signature, indented, its decorator and attribute lines each on a line of
 /// their own, the last line followed by `  # qualified.name`:

@@ -7,7 +7,7 @@
 //! the full-text index built in one pass. The same tree gives the same bytes, so the artifact
 //! only changes in `git status` when the code did.
 
-use crate::staging::{self, rename_into_place, temp_beside, write_atomically};
+use crate::store::staging::{self, rename_into_place, temp_beside, write_atomically};
 use crate::store::{self, Mode};
 use anyhow::{bail, Context, Result};
 use rusqlite::Connection;
@@ -50,7 +50,9 @@ pub fn path_in(root: &Path) -> PathBuf {
 
 pub fn check_level(level: i32) -> Result<()> {
     if !(1..=22).contains(&level) {
-        bail!("--compression-level {level} is out of range: use a value from 1 to 22");
+        crate::error::invalid!(
+            "--compression-level {level} is out of range: use a value from 1 to 22"
+        );
     }
     Ok(())
 }

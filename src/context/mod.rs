@@ -1,0 +1,11 @@
+//! What an agent reads, under a token budget: the definitions graph loaded from the database
+//! (`defgraph`, with personalized PageRank), token counting and fitting (`tokens`), and the
+//! renderers built on them: `skeleton`, `repomap`, `pack`, with `render` for the text pieces
+//! they share. Renderers only read the database.
+
+pub mod defgraph;
+pub mod pack;
+pub mod render;
+pub mod repomap;
+pub mod skeleton;
+pub mod tokens;

@@ -1,0 +1,583 @@
+//! `Index`: the one entry type every front end uses. It finds or builds a project's
+//! database, answers every question over it, and keeps what is expensive to rebuild (the
+//! definitions graph) until the database changes.
+
+use crate::context::defgraph::Repo;
+use crate::context::{pack, repomap, skeleton, tokens::Tokenizer};
+use crate::error::{Error, Result};
+use crate::eval::{self, context as eval_context};
+use crate::index::{self, IndexSummary, Progress, RunOptions};
+use crate::model::NodeKind;
+use crate::query::{self, rank_files, trace};
+use crate::store::{self, artifact, project, staging, Mode};
+use rusqlite::Connection;
+use std::cell::{Cell, RefCell};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// How to build or refresh an index. `IndexOptions::default()` is what `indexer index`
+/// does with no flags.
+pub struct IndexOptions {
+    /// Database file to use instead of the project's one in the cache folder.
+    pub db: Option<PathBuf>,
+    /// Project name (default: the indexed folder's name).
+    pub project: Option<String>,
+    /// Gitignore-style globs of paths to skip.
+    pub excludes: Vec<String>,
+    /// Files larger than this are skipped.
+    pub max_file_bytes: u64,
+    /// Index `.env` files and their variants (skipped by default), every value redacted.
+    pub include_env: bool,
+    /// Parallel parser threads (default: all cores).
+    pub jobs: Option<usize>,
+    /// Ignore any existing index and build from scratch.
+    pub rebuild: bool,
+    /// Keep only edges at least this confident (0..1); other sites go to `unresolved`.
+    pub min_confidence: f64,
+    /// Guess a name shared by at most this many definitions.
+    pub fuzzy_limit: usize,
+    /// Write the committed artifact (`.codebase-index/graph.db.zst`) at this zstd level
+    /// (1-22); `None` writes none.
+    pub artifact_level: Option<i32>,
+    /// Called with (stage, files done, files to do) as the run goes.
+    pub progress: Option<Progress>,
+}
+
+impl IndexOptions {
+    pub const DEFAULT_MAX_FILE_BYTES: u64 = 1 << 20;
+    pub const DEFAULT_FUZZY_LIMIT: usize = 5;
+    pub const DEFAULT_COMPRESSION_LEVEL: i32 = artifact::DEFAULT_LEVEL;
+    /// Byte offsets are stored as 32-bit values; no source file comes near this.
+    const MAX_FILE_BYTES_LIMIT: u64 = 1 << 30;
+
+    fn validate(&self) -> Result<()> {
+        check_confidence(self.min_confidence)?;
+        if let Some(level) = self.artifact_level {
+            artifact::check_level(level)?;
+        }
+        if self.max_file_bytes > Self::MAX_FILE_BYTES_LIMIT {
+            return Err(Error::invalid(format!(
+                "--max-file-bytes {} is too large: files over {} bytes cannot be indexed",
+                self.max_file_bytes,
+                Self::MAX_FILE_BYTES_LIMIT
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Default for IndexOptions {
+    fn default() -> Self {
+        IndexOptions {
+            db: None,
+            project: None,
+            excludes: Vec::new(),
+            max_file_bytes: Self::DEFAULT_MAX_FILE_BYTES,
+            include_env: false,
+            jobs: None,
+            rebuild: false,
+            min_confidence: 0.0,
+            fuzzy_limit: Self::DEFAULT_FUZZY_LIMIT,
+            artifact_level: Some(Self::DEFAULT_COMPRESSION_LEVEL),
+            progress: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for IndexOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IndexOptions")
+            .field("db", &self.db)
+            .field("project", &self.project)
+            .field("excludes", &self.excludes)
+            .field("max_file_bytes", &self.max_file_bytes)
+            .field("include_env", &self.include_env)
+            .field("jobs", &self.jobs)
+            .field("rebuild", &self.rebuild)
+            .field("min_confidence", &self.min_confidence)
+            .field("fuzzy_limit", &self.fuzzy_limit)
+            .field("artifact_level", &self.artifact_level)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+/// Full-text search options.
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    pub limit: usize,
+    /// Only definitions of this kind.
+    pub kind: Option<NodeKind>,
+}
+
+impl SearchOptions {
+    pub const DEFAULT_LIMIT: usize = 20;
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            limit: Self::DEFAULT_LIMIT,
+            kind: None,
+        }
+    }
+}
+
+/// How far a trace of callers or callees goes.
+#[derive(Clone, Debug)]
+pub struct TraceOptions {
+    /// Hops to follow.
+    pub depth: usize,
+    /// Follow only edges at least this confident (0..1); weaker ones are listed apart.
+    pub min_confidence: f64,
+}
+
+impl TraceOptions {
+    pub const DEFAULT_DEPTH: usize = 3;
+}
+
+impl Default for TraceOptions {
+    fn default() -> Self {
+        TraceOptions {
+            depth: Self::DEFAULT_DEPTH,
+            min_confidence: 0.0,
+        }
+    }
+}
+
+/// An open index: a project's database, a database file, or a committed artifact.
+///
+/// Queries take `&self`. Each one first checks whether the database changed since the last
+/// (another process re-indexed it in place, or replaced it with a rebuild) and reloads what
+/// it keeps in memory only then. One `Index` serves one thread at a time; it can be moved
+/// to another thread (wrap it in a `Mutex` to share it).
+pub struct Index {
+    /// The file as the caller named it: the database, or the artifact it was read from.
+    location: PathBuf,
+    /// The database file, when reading one in place (not a private copy of an artifact).
+    db: Option<PathBuf>,
+    conn: RefCell<Connection>,
+    /// Which file `conn` has open, to notice when a rebuild renamed another into its place.
+    opened: Cell<Option<FileIdentity>>,
+    /// The definitions graph, with the `PRAGMA data_version` it was read at.
+    graph: RefCell<Option<(i64, Arc<Repo>)>>,
+    /// Tokenizers already loading or loaded (their tables live as long as the process).
+    warmed: Cell<[bool; 2]>,
+    /// How `refresh` re-indexes: the root and the options of the build.
+    build: Option<(PathBuf, IndexOptions)>,
+}
+
+impl Index {
+    /// Opens an index: `path` is a folder of an indexed tree (the project whose root is it
+    /// or the nearest folder above it), a database file, or an artifact (`graph.db.zst`,
+    /// decompressed to a private temporary file).
+    pub fn open(path: impl AsRef<Path>) -> Result<Index> {
+        let path = path.as_ref();
+        if path.is_dir() {
+            return Self::open_database(&project::for_folder(path)?);
+        }
+        Self::open_database(path)
+    }
+
+    /// Opens the project indexed under `name` (`IndexOptions::project`, or the name of the
+    /// folder it was indexed from).
+    pub fn open_project(name: &str) -> Result<Index> {
+        Self::open_database(&project::by_name(name)?)
+    }
+
+    fn open_database(path: &Path) -> Result<Index> {
+        if path.extension().is_some_and(|e| e == "zst") {
+            return Self::open_artifact(path);
+        }
+        let conn = store::open(path, Mode::ReadOnly)?;
+        Ok(Index::with_connection(
+            path.to_path_buf(),
+            Some(path.to_path_buf()),
+            conn,
+        ))
+    }
+
+    fn open_artifact(path: &Path) -> Result<Index> {
+        // A private temporary per open: two opens in one process never share a file.
+        let temp = tempfile::Builder::new()
+            .prefix("indexer-")
+            .suffix(".db")
+            .tempfile()
+            .map_err(|e| Error::Io {
+                path: std::env::temp_dir(),
+                message: "cannot create a temporary file for the artifact".into(),
+                source: e,
+            })?;
+        artifact::decompress(path, temp.path())?;
+        // Open, the file's pages stay readable after its name is gone (`temp` drops).
+        let conn = store::open(temp.path(), Mode::ReadOnly)?;
+        Ok(Index::with_connection(path.to_path_buf(), None, conn))
+    }
+
+    fn with_connection(location: PathBuf, db: Option<PathBuf>, conn: Connection) -> Index {
+        Index {
+            opened: Cell::new(db.as_deref().and_then(FileIdentity::of)),
+            location,
+            db,
+            conn: RefCell::new(conn),
+            graph: RefCell::new(None),
+            warmed: Cell::new([false; 2]),
+            build: None,
+        }
+    }
+
+    /// Indexes the tree at `root` (incrementally when an index exists, unless
+    /// `options.rebuild`) and opens the result.
+    pub fn build(root: impl AsRef<Path>, options: IndexOptions) -> Result<(Index, IndexSummary)> {
+        let root = canonical_root(root.as_ref())?;
+        let summary = run_index(&root, &options)?;
+        let mut index = Self::open_database(Path::new(&summary.db))?;
+        index.build = Some((root, options));
+        Ok((index, summary))
+    }
+
+    /// Brings the index up to date with its tree: an incremental run (a full one if it was
+    /// built with `rebuild`), with the options it was built with, or the defaults when it
+    /// was opened. An index read from an artifact has no tree to refresh from.
+    pub fn refresh(&mut self) -> Result<IndexSummary> {
+        if self.build.is_none() {
+            let db = self.db.clone().ok_or_else(|| {
+                Error::invalid("an index opened from an artifact cannot be refreshed")
+            })?;
+            let root = self.meta("root")?.ok_or_else(|| {
+                Error::invalid(format!("{} records no root folder", db.display()))
+            })?;
+            let options = IndexOptions {
+                db: Some(db),
+                project: self.meta("project")?,
+                ..IndexOptions::default()
+            };
+            self.build = Some((PathBuf::from(root), options));
+        }
+        let (root, options) = self.build.as_ref().expect("set above");
+        let summary = run_index(root, options)?;
+        self.current()?;
+        Ok(summary)
+    }
+
+    /// Loads `artifact` as the index of the tree at `root` (only `options.db` and
+    /// `options.project` are used), replacing any index it had.
+    pub fn import(
+        artifact: impl AsRef<Path>,
+        root: impl AsRef<Path>,
+        options: IndexOptions,
+    ) -> Result<Index> {
+        let artifact = artifact.as_ref();
+        let root = root.as_ref();
+        let root = root.canonicalize().map_err(|e| Error::Io {
+            path: root.to_path_buf(),
+            message: format!("no such directory: {}", root.display()),
+            source: e,
+        })?;
+        let db = db_for(&options, &root)?;
+        let project = project_name(&options, &root);
+        let imported = (|| -> anyhow::Result<()> {
+            let _lock = store::lock_for_writing(&db)?;
+            staging::remove_stale(&db);
+            let staged = staging::temp_beside(&db, "db");
+            artifact::bootstrap(artifact, &root, &staged)?;
+            let installed = (|| {
+                let conn = store::open(&staged, Mode::ReadWrite)?;
+                store::set_meta(&conn, "root", &root.to_string_lossy())?;
+                store::set_meta(&conn, "project", &project)?;
+                conn.execute_batch("PRAGMA journal_mode = DELETE")?;
+                drop(conn);
+                store::install(&staged, &db)
+            })();
+            if installed.is_err() {
+                let _ = std::fs::remove_file(&staged);
+            }
+            installed
+        })();
+        imported?;
+        let mut index = Self::open_database(&db)?;
+        index.build = Some((root, options));
+        Ok(index)
+    }
+
+    /// Where the committed artifact of this index goes: `.codebase-index/graph.db.zst` in
+    /// the indexed tree.
+    pub fn artifact_path(&self) -> Result<PathBuf> {
+        let root = self
+            .meta("root")?
+            .ok_or_else(|| Error::invalid("the index records no root folder: pass --output"))?;
+        Ok(artifact::path_in(Path::new(&root)))
+    }
+
+    /// Writes the committed artifact of this index to `output` (a `.db.zst` path) at zstd
+    /// `level`, with `artifact.json` beside it. `None` when the artifact there is already
+    /// this index's (nothing rewritten).
+    pub fn export(&self, output: &Path, level: i32) -> Result<Option<artifact::Manifest>> {
+        let db = self
+            .db
+            .as_deref()
+            .ok_or_else(|| Error::invalid("the index is already an artifact: copy the file"))?;
+        Ok(artifact::export(db, output, level)?)
+    }
+
+    /// The path the index was opened from (the database, or the artifact).
+    pub fn location(&self) -> &Path {
+        &self.location
+    }
+
+    /// The indexed tree's root, as recorded when it was indexed.
+    pub fn root(&self) -> Result<Option<PathBuf>> {
+        Ok(self.meta("root")?.map(PathBuf::from))
+    }
+
+    /// Counts, languages, graph health and redactions.
+    pub fn status(&self) -> Result<query::Status> {
+        self.read(|conn| query::status(conn, &self.location))
+    }
+
+    /// Full-text search over definitions (names, sub-tokens, signatures, docstrings).
+    pub fn search(&self, query: &str, options: &SearchOptions) -> Result<Vec<query::Hit>> {
+        self.read(|conn| query::search(conn, query, options.limit, options.kind))
+    }
+
+    /// The source of a definition (qualified name, or an unambiguous short name or suffix)
+    /// or a file (path), with its callers and callees.
+    pub fn source(&self, name: &str) -> Result<query::Source> {
+        self.read(|conn| query::get_source(conn, name))
+    }
+
+    /// Callers (or callees) of a definition, breadth-first, with the unresolved sites.
+    pub fn trace(
+        &self,
+        name: &str,
+        direction: trace::Direction,
+        options: &TraceOptions,
+    ) -> Result<trace::Trace> {
+        check_confidence(options.min_confidence)?;
+        self.read(|conn| {
+            let root = query::resolve_target(conn, name)?;
+            trace::trace(conn, root, direction, options.depth, options.min_confidence)
+        })
+    }
+
+    /// Files ranked for a natural-language query (an issue text, a question, a traceback).
+    pub fn rank_files(&self, query: &str, limit: usize) -> Result<Vec<rank_files::RankedFile>> {
+        self.read(|conn| rank_files::rank_files(conn, query, limit))
+    }
+
+    /// The repository as signatures grouped by file, under a token budget.
+    pub fn skeleton(&self, options: &skeleton::Options) -> Result<skeleton::Skeleton> {
+        self.warm(options.tokenizer);
+        self.read(|conn| skeleton::render(conn, options))
+    }
+
+    /// The definitions that matter most (personalized PageRank), under a token budget.
+    pub fn map(&self, options: &repomap::Options) -> Result<repomap::RepoMap> {
+        self.warm(options.tokenizer);
+        let repo = self.graph()?;
+        self.read(|conn| repomap::render_in(conn, &repo, options))
+    }
+
+    /// The code around a definition, a file or a question, under a token budget.
+    pub fn pack(&self, options: &pack::Options) -> Result<pack::Pack> {
+        self.warm(options.tokenizer);
+        let repo = self.graph()?;
+        self.read(|conn| pack::build_in(conn, &repo, options))
+    }
+
+    /// Retrieval on tasks with known answers: `rank-files` against BM25 over whole files.
+    pub fn eval(&self, tasks: &[eval::Task], options: &eval::EvalOptions) -> Result<eval::Report> {
+        self.read(|conn| eval::run(conn, tasks, options))
+    }
+
+    /// What the repo map or the query pack of each task's text holds at each budget.
+    pub fn eval_context(
+        &self,
+        tasks: &[eval::Task],
+        renderer: eval_context::Renderer,
+        budgets: &[usize],
+        tokenizer: Tokenizer,
+    ) -> Result<eval_context::Report> {
+        self.warm(tokenizer);
+        self.read(|conn| eval_context::run(conn, tasks, renderer, budgets, tokenizer))
+    }
+
+    /// Runs `f` on the current database, turning its failure into the library's error.
+    fn read<T>(&self, f: impl FnOnce(&Connection) -> anyhow::Result<T>) -> Result<T> {
+        self.current()?;
+        let conn = self.conn.borrow();
+        Ok(f(&conn)?)
+    }
+
+    fn meta(&self, key: &str) -> Result<Option<String>> {
+        self.read(|conn| store::get_meta(conn, key))
+    }
+
+    /// Reopens the database if a rebuild put another file in its place, and forgets the
+    /// graph if the database changed since it was read.
+    fn current(&self) -> Result<()> {
+        if let Some(db) = &self.db {
+            let now = FileIdentity::of(db);
+            if now.is_some() && now != self.opened.get() {
+                *self.conn.borrow_mut() = store::open(db, Mode::ReadOnly)?;
+                self.opened.set(now);
+                *self.graph.borrow_mut() = None;
+            }
+        }
+        let version = self.data_version()?;
+        let mut graph = self.graph.borrow_mut();
+        if graph.as_ref().is_some_and(|(v, _)| *v != version) {
+            *graph = None;
+        }
+        Ok(())
+    }
+
+    fn data_version(&self) -> Result<i64> {
+        let conn = self.conn.borrow();
+        conn.query_row("PRAGMA data_version", [], |r| r.get(0))
+            .map_err(|e| Error::Other {
+                message: format!("cannot read {}: {e}", self.location.display()),
+            })
+    }
+
+    /// The definitions graph of the whole repository, read once per database version.
+    fn graph(&self) -> Result<Arc<Repo>> {
+        self.current()?;
+        if let Some((_, repo)) = self.graph.borrow().as_ref() {
+            return Ok(Arc::clone(repo));
+        }
+        let version = self.data_version()?;
+        let repo = Arc::new(Repo::load(&self.conn.borrow(), None)?);
+        *self.graph.borrow_mut() = Some((version, Arc::clone(&repo)));
+        Ok(repo)
+    }
+
+    /// Starts loading a tokenizer's tables on another thread (about 0.3 s for o200k), so
+    /// that reading the graph overlaps with it.
+    fn warm(&self, tokenizer: Tokenizer) {
+        let slot = tokenizer as usize;
+        let mut warmed = self.warmed.get();
+        if !warmed[slot] {
+            tokenizer.warm_in_background();
+            warmed[slot] = true;
+            self.warmed.set(warmed);
+        }
+    }
+}
+
+impl pack::Pack {
+    /// Writes the pack's text to `path` in one rename (a reader never sees part of it).
+    pub fn write_to(&self, path: impl AsRef<Path>) -> Result<()> {
+        Ok(staging::write_atomically(
+            path.as_ref(),
+            self.text.as_bytes(),
+        )?)
+    }
+}
+
+impl eval::Report {
+    /// The report as the table `indexer eval` prints.
+    pub fn write_text(&self, out: &mut impl std::io::Write) -> Result<()> {
+        Ok(eval::print(self, out)?)
+    }
+}
+
+impl eval_context::Report {
+    /// The report as the table `indexer eval --mode map|pack` prints.
+    pub fn write_text(&self, out: &mut impl std::io::Write) -> Result<()> {
+        Ok(eval_context::print(self, out)?)
+    }
+}
+
+impl eval::Task {
+    /// Reads a tasks file: JSON lines of `{"id", "query", "gold_files", "gold_symbols"?}`.
+    pub fn read_all(path: impl AsRef<Path>) -> Result<Vec<eval::Task>> {
+        Ok(eval::read_tasks(path.as_ref())?)
+    }
+}
+
+/// Which file a path names: device and inode, so a rename onto the path is noticed.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct FileIdentity(u64, u64);
+
+impl FileIdentity {
+    #[cfg(unix)]
+    fn of(path: &Path) -> Option<FileIdentity> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).ok()?;
+        Some(FileIdentity(m.dev(), m.ino()))
+    }
+
+    #[cfg(not(unix))]
+    fn of(_path: &Path) -> Option<FileIdentity> {
+        None
+    }
+}
+
+fn check_confidence(c: f64) -> Result<()> {
+    if !(0.0..=1.0).contains(&c) {
+        return Err(Error::invalid(format!(
+            "--min-confidence {c} is out of range: use a value from 0 to 1"
+        )));
+    }
+    Ok(())
+}
+
+fn canonical_root(root: &Path) -> Result<PathBuf> {
+    root.canonicalize().map_err(|e| Error::Io {
+        path: root.to_path_buf(),
+        message: format!("cannot index {}: no such directory", root.display()),
+        source: e,
+    })
+}
+
+/// The database for indexing `root`: `options.db`, or the project's in the cache.
+fn db_for(options: &IndexOptions, root: &Path) -> Result<PathBuf> {
+    match &options.db {
+        Some(db) => Ok(db.clone()),
+        None => Ok(project::db_for_root(root, options.project.as_deref())?),
+    }
+}
+
+/// `options.project`, or the indexed folder's name.
+fn project_name(options: &IndexOptions, root: &Path) -> String {
+    options.project.clone().unwrap_or_else(|| {
+        root.file_name()
+            .map_or("root".into(), |n| n.to_string_lossy().into_owned())
+    })
+}
+
+fn run_index(root: &Path, options: &IndexOptions) -> Result<IndexSummary> {
+    options.validate()?;
+    let run = RunOptions {
+        root: root.to_path_buf(),
+        db: db_for(options, root)?,
+        project: project_name(options, root),
+        excludes: options.excludes.clone(),
+        max_file_bytes: options.max_file_bytes,
+        include_env: options.include_env,
+        jobs: options
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+        rebuild: options.rebuild,
+        min_confidence: options.min_confidence,
+        fuzzy_limit: options.fuzzy_limit,
+        artifact_level: options.artifact_level,
+        progress: options.progress.as_deref(),
+    };
+    Ok(index::run(&run)?)
+}
+
+impl std::str::FromStr for NodeKind {
+    type Err = Error;
+
+    /// A kind by name, case-insensitively (`method`, `Class`).
+    fn from_str(s: &str) -> Result<NodeKind> {
+        NodeKind::parse(s).ok_or_else(|| {
+            Error::invalid(format!(
+                "unknown kind {s:?}: use one of {}",
+                NodeKind::ALL.map(NodeKind::as_str).join(", ")
+            ))
+        })
+    }
+}
