@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 /// How to build or refresh an index. `IndexOptions::default()` is what `indexer index`
 /// does with no flags.
+#[derive(Clone)]
 pub struct IndexOptions {
     /// Database file to use instead of the project's one in the cache folder.
     pub db: Option<PathBuf>,

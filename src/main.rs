@@ -298,7 +298,7 @@ fn run(cli: Cli) -> Result<()> {
                 fuzzy_limit,
                 artifact_level: (!no_artifact).then_some(compression_level),
                 progress: bar.clone().map(|b| {
-                    Box::new(move |stage: &str, done: usize, total: usize| {
+                    std::sync::Arc::new(move |stage: &str, done: usize, total: usize| {
                         b.set_message(stage.to_string());
                         b.set_length(total as u64);
                         b.set_position(done as u64);

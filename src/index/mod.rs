@@ -26,7 +26,7 @@ use walk::{Candidate, ContentClass, SkipReason, Skipped, WalkOptions};
 
 /// Called with (stage, files done, files to do) as files are processed and as later
 /// stages start.
-pub type Progress = Box<dyn Fn(&str, usize, usize) + Send + Sync>;
+pub type Progress = std::sync::Arc<dyn Fn(&str, usize, usize) + Send + Sync>;
 
 pub struct RunOptions<'a> {
     pub root: PathBuf,

@@ -3,10 +3,10 @@
 //! cannot be used (corrupt, truncated, another project's, a newer schema) is refused with a
 //! note while a full index is built instead.
 
-
-use codebase_indexer::artifact;
-use codebase_indexer::index::{self, IndexSummary};
+use crate::common::artifact_in;
 use crate::common::{dump, options, write, write_tree};
+use codebase_indexer::IndexSummary;
+use codebase_indexer::{IndexOptions, ARTIFACT_DIR, ARTIFACT_FILE, ARTIFACT_MANIFEST};
 use std::path::Path;
 
 const TREE: &[(&str, &str)] = &[
@@ -30,16 +30,16 @@ const TREE: &[(&str, &str)] = &[
 /// Indexes `root` into `db` writing the artifact, with `jobs` threads.
 fn index_with_artifact(root: &Path, db: &Path, jobs: usize) -> IndexSummary {
     let mut o = options(root, db);
-    o.jobs = jobs;
-    o.artifact_level = Some(artifact::DEFAULT_LEVEL);
-    index::run(&o).expect("index")
+    o.jobs = Some(jobs);
+    o.artifact_level = Some(IndexOptions::DEFAULT_COMPRESSION_LEVEL);
+    crate::common::run(&o).expect("index")
 }
 
 fn artifact_bytes(root: &Path) -> (Vec<u8>, Vec<u8>) {
-    let dir = root.join(artifact::DIR);
+    let dir = root.join(ARTIFACT_DIR);
     (
-        std::fs::read(dir.join(artifact::FILE)).unwrap(),
-        std::fs::read(dir.join(artifact::MANIFEST)).unwrap(),
+        std::fs::read(dir.join(ARTIFACT_FILE)).unwrap(),
+        std::fs::read(dir.join(ARTIFACT_MANIFEST)).unwrap(),
     )
 }
 
@@ -76,7 +76,7 @@ fn same_tree_same_bytes_from_any_folder_jobs_or_history() {
     let json = String::from_utf8(artifact_bytes(&a).1).unwrap();
     assert!(!json.contains(dir.path().to_str().unwrap()), "{json}");
     assert_eq!(
-        std::fs::read_to_string(a.join(artifact::DIR).join(".gitattributes")).unwrap(),
+        std::fs::read_to_string(a.join(ARTIFACT_DIR).join(".gitattributes")).unwrap(),
         "graph.db.zst binary merge=ours\n"
     );
 
@@ -90,7 +90,7 @@ fn same_tree_same_bytes_from_any_folder_jobs_or_history() {
     let inc = index_with_artifact(&a, &dir.path().join("a.db"), 2);
     assert_eq!(inc.mode, "incremental");
     write(&b, "app/core.py", edited.as_bytes());
-    std::fs::remove_dir_all(b.join(artifact::DIR)).unwrap();
+    std::fs::remove_dir_all(b.join(ARTIFACT_DIR)).unwrap();
     let full = index_with_artifact(&b, &dir.path().join("b2.db"), 1);
     assert_eq!(full.mode, "full");
     assert_eq!(artifact_bytes(&a), artifact_bytes(&b));
@@ -124,7 +124,7 @@ fn a_fresh_clone_starts_from_the_artifact_and_equals_a_full_index() {
     std::fs::remove_file(clone.join("web/app.js")).unwrap();
 
     let db = dir.path().join("clone.db");
-    let s = index::run(&options(&clone, &db)).unwrap();
+    let s = crate::common::run(&options(&clone, &db)).unwrap();
     assert_eq!(s.mode, "incremental");
     assert!(s.bootstrapped_from.is_some(), "{:?}", s.notes);
     // Only what differs from the artifact is extracted again.
@@ -133,7 +133,7 @@ fn a_fresh_clone_starts_from_the_artifact_and_equals_a_full_index() {
     let full = dir.path().join("full.db");
     let mut o = options(&clone, &full);
     o.rebuild = true;
-    index::run(&o).unwrap();
+    crate::common::run(&o).unwrap();
     assert_eq!(contents(&db), contents(&full));
 }
 
@@ -148,7 +148,8 @@ fn unusable_artifacts_are_refused_and_a_full_index_is_built() {
     // A database of a newer schema, compressed like an artifact.
     let newer = {
         let db = dir.path().join("newer.db");
-        artifact::decompress(&artifact::path_in(&origin), &db).unwrap();
+        let raw = zstd::decode_all(&std::fs::read(artifact_in(&origin)).unwrap()[..]).unwrap();
+        std::fs::write(&db, raw).unwrap();
         let conn = rusqlite::Connection::open(&db).unwrap();
         conn.execute_batch("PRAGMA user_version = 99").unwrap();
         drop(conn);
@@ -194,9 +195,9 @@ fn unusable_artifacts_are_refused_and_a_full_index_is_built() {
     for (i, (case, bytes, why)) in cases.into_iter().enumerate() {
         let clone = dir.path().join(format!("clone{i}"));
         copy_tree(&origin, &clone);
-        std::fs::write(artifact::path_in(&clone), &bytes).unwrap();
+        std::fs::write(artifact_in(&clone), &bytes).unwrap();
         let db = dir.path().join(format!("clone{i}.db"));
-        let s = index::run(&options(&clone, &db)).unwrap();
+        let s = crate::common::run(&options(&clone, &db)).unwrap();
         assert_eq!(s.mode, "full", "{case}");
         assert!(s.bootstrapped_from.is_none(), "{case}");
         assert!(
@@ -215,7 +216,7 @@ fn unusable_artifacts_are_refused_and_a_full_index_is_built() {
         let full = dir.path().join(format!("full{i}.db"));
         let mut o = options(&clone, &full);
         o.rebuild = true;
-        index::run(&o).unwrap();
+        crate::common::run(&o).unwrap();
         assert_eq!(contents(&db), contents(&full), "{case}");
     }
 }
@@ -226,7 +227,7 @@ fn the_artifact_is_a_plain_sqlite_database_once_decompressed() {
     let root = dir.path().join("repo");
     write_tree(&root, TREE);
     index_with_artifact(&root, &dir.path().join("index.db"), 2);
-    let raw = zstd::decode_all(&std::fs::read(artifact::path_in(&root)).unwrap()[..]).unwrap();
+    let raw = zstd::decode_all(&std::fs::read(artifact_in(&root)).unwrap()[..]).unwrap();
     let db = dir.path().join("g.db");
     std::fs::write(&db, raw).unwrap();
     let conn = rusqlite::Connection::open(&db).unwrap();
@@ -281,7 +282,7 @@ fn a_tree_that_cannot_take_the_artifact_still_gets_its_index() {
     let root = dir.path().join("repo");
     write_tree(&root, TREE);
     // `.codebase-index` is taken by a file.
-    write(&root, artifact::DIR, b"not a folder");
+    write(&root, ARTIFACT_DIR, b"not a folder");
     let s = index_with_artifact(&root, &dir.path().join("index.db"), 2);
     assert!(s.artifact.is_none());
     assert!(

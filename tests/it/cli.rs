@@ -1,7 +1,6 @@
 //! The `indexer` binary end to end: JSON shapes, project discovery and error exits (killed
 //! runs: tests/crash.rs).
 
-
 use crate::common::*;
 use std::path::Path;
 use std::process::{Command, Output};

@@ -3,7 +3,6 @@
 //! run neither blocks it nor sees it, and two index runs started together on one project
 //! end with one refused by the project's lock, the other's database complete.
 
-
 use crate::common::lab::{indexer, run_ok, write_version, Lab};
 use std::process::Stdio;
 

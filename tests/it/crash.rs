@@ -7,7 +7,6 @@
 //!
 //! `CRASH_KILLS` sets the kills per scenario (default 8); `CRASH_SEED` the random schedule.
 
-
 use crate::common::lab::{run_ok, write_version, Lab, Rng};
 use std::path::Path;
 use std::time::Duration;

@@ -3,12 +3,11 @@
 //! after it, a file the query names as code at the top), and the evaluation reports each
 //! task's rank, its misses and exclusions, for this tool and for the BM25 baseline.
 
-
+use crate::common::{index, write_tree};
 use codebase_indexer::eval::{self, EvalOptions};
 use codebase_indexer::eval_context::{self, Renderer};
 use codebase_indexer::rank::rank_files;
 use codebase_indexer::tokens::Tokenizer;
-use crate::common::{index, write_tree};
 
 fn project() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();

@@ -3,7 +3,6 @@
 //! headers; other files' non-static functions are joined by the linker; `static` functions,
 //! macros and types of other source files are invisible.
 
-
 use crate::common::graph::{graph, Graph};
 
 const STRBUF_H: &str = r#"#ifndef STRBUF_H

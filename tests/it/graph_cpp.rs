@@ -3,7 +3,6 @@
 //! `this->`, implicit members and inherited methods, typed parameters, locals and fields
 //! (smart pointers included), `using` declarations, and the translation-unit rules of C.
 
-
 use crate::common::graph::{graph, Graph};
 
 const SHAPE_HPP: &str = r#"#pragma once

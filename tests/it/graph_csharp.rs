@@ -3,7 +3,6 @@
 //! parameters, fields, properties and locals, shadowing, the standard library and method
 //! groups passed as delegates, on fixture repositories.
 
-
 use crate::common::graph::{graph, Graph};
 
 const STORE: &str = r#"namespace Acme.Store

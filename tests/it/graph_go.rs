@@ -2,7 +2,6 @@
 //! across files, typed receivers (receiver, parameter, local, field, factory result),
 //! embedding, shadowing, the standard library, instantiation and name-only guesses.
 
-
 use crate::common::graph::{graph, Graph};
 
 const GO_MOD: &str = "module example.com/app\n\ngo 1.22\n";

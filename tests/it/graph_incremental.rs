@@ -1,7 +1,6 @@
 //! An incremental re-index re-resolves exactly what a change can affect: after each edit,
 //! addition, rename and deletion the edges and unresolved references equal a full rebuild's.
 
-
 use crate::common::{dump, options, write, write_tree};
 use std::path::Path;
 
@@ -13,11 +12,11 @@ const UNRESOLVED: &str = "SELECT source_id, kind, name, key, reason, candidates,
 /// Re-indexes `root` incrementally into `db`, rebuilds it from scratch elsewhere, and
 /// compares the graphs row for row.
 fn assert_incremental_equals_full(root: &Path, db: &Path, step: &str) {
-    let summary = codebase_indexer::index::run(&options(root, db)).unwrap();
+    let summary = crate::common::run(&options(root, db)).unwrap();
     assert_eq!(summary.mode, "incremental", "{step}");
     let dir = tempfile::tempdir().unwrap();
     let full = dir.path().join("full.db");
-    codebase_indexer::index::run(&options(root, &full)).unwrap();
+    crate::common::run(&options(root, &full)).unwrap();
     for sql in [EDGES, UNRESOLVED] {
         let a = dump(db, sql);
         let b = dump(&full, sql);
@@ -55,7 +54,7 @@ fn python_edits_adds_renames_and_deletes_match_a_full_rebuild() {
             ("pkg/other.py", "def unrelated():\n    return 2\n"),
         ],
     );
-    codebase_indexer::index::run(&options(&root, &db)).unwrap();
+    crate::common::run(&options(&root, &db)).unwrap();
 
     // A new definition that an unresolved call was waiting for.
     write(&root, "pkg/extra.py", b"def missing():\n    return 3\n");
@@ -145,7 +144,7 @@ fn go_and_java_packages_match_a_full_rebuild() {
             ),
         ],
     );
-    codebase_indexer::index::run(&options(&root, &db)).unwrap();
+    crate::common::run(&options(&root, &db)).unwrap();
 
     write(&root, "local.go", b"package main\n\nfunc local() {}\n");
     assert_incremental_equals_full(&root, &db, "add a file to a Go package");

@@ -2,7 +2,6 @@
 //! `this`, typed parameters, locals and fields, packages with same-named classes, shadowing,
 //! the standard library, instantiation and method references, on fixture repositories.
 
-
 use crate::common::graph::{graph, Graph};
 
 const REPOSITORY: &str = r#"package com.acme.store;

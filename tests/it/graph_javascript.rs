@@ -1,7 +1,6 @@
 //! Call-graph resolution for JavaScript, TypeScript and TSX: fixture repositories of several
 //! files, with the edges each reference must produce and the ones it must not.
 
-
 use crate::common::graph::{graph, Graph};
 
 const BASE_TS: &str = r#"export interface Entity {
@@ -770,7 +769,10 @@ fn js_incremental_reindex_matches_full_rebuild() {
     crate::common::index(&root, &inc);
     let full = dir.path().join("full.db");
     crate::common::index(&root, &full);
-    let (a, b) = (crate::common::graph::load(&inc), crate::common::graph::load(&full));
+    let (a, b) = (
+        crate::common::graph::load(&inc),
+        crate::common::graph::load(&full),
+    );
     assert_eq!(a.describe(), b.describe());
     a.edge("use.use", "calls", "models.Other.save");
     a.no_edge("use.use", "calls", "models.Store.save");

@@ -3,7 +3,6 @@
 //! and locals, companion objects, extension functions, shadowing, the standard library and
 //! callable references, on fixture repositories.
 
-
 use crate::common::graph::{graph, Graph};
 
 const STORE: &str = r#"package com.acme.store

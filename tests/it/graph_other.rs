@@ -2,7 +2,6 @@
 //! same-file functions, `self`/`$this` members, bases, PHP `use` imports, Lua module tables,
 //! and built-in commands or functions counted as external.
 
-
 use crate::common::graph::graph;
 
 const RUBY: &str = r#"module Shop

@@ -3,7 +3,6 @@
 //! inheritance across files, same-named functions in two modules, shadowing, the standard
 //! library, class instantiation and functions passed as values.
 
-
 use crate::common::graph::graph;
 
 const MODELS: &str = r#"
@@ -267,7 +266,7 @@ fn min_confidence_at_index_time_keeps_low_sites_as_unresolved() {
     let db = dir.path().join("g.db");
     let mut opts = crate::common::options(&root, &db);
     opts.min_confidence = 0.8;
-    codebase_indexer::index::run(&opts).unwrap();
+    crate::common::run(&opts).unwrap();
     let g = crate::common::graph::load(&db);
     g.edge("main.go", "calls", "a.A");
     g.no_edge("main.go", "calls", "a.A.run");

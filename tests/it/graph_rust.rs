@@ -3,7 +3,6 @@
 //! methods reached through `self`), typed receivers (parameter, `let`, field, factory
 //! result), shadowing, the standard library, macros, instantiation and name-only guesses.
 
-
 use crate::common::graph::{graph, Graph};
 
 const CARGO: &str = "[package]\nname = \"my-app\"\nversion = \"0.1.0\"\n\n[dependencies]\n";

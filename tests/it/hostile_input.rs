@@ -19,9 +19,9 @@ mod deep;
 mod seeds;
 
 use codebase_indexer::extract::{extract, MAX_NODES_PER_FILE};
-use codebase_indexer::index::{self, IndexSummary};
+use codebase_indexer::IndexSummary;
 use codebase_indexer::lang::{self, Language};
-use codebase_indexer::model::{FileExtract, NodeKind, RefKind};
+use codebase_indexer::{FileExtract, NodeKind, RefKind};
 use codebase_indexer::redact::redact;
 use codebase_indexer::walk::{classify_content, ContentClass};
 use std::collections::BTreeMap;
@@ -1173,7 +1173,7 @@ impl Fuzz {
         let summary = run_case(&name, &[], limit, move || {
             let mut opts = crate::common::options(&r, &d);
             opts.max_file_bytes = max_file_bytes;
-            index::run(&opts).expect("index run")
+            crate::common::run(&opts).expect("index run")
         });
         let took = started.elapsed();
         check_index(&summary, &db, &files, self.lang.name);

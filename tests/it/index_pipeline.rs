@@ -1,10 +1,8 @@
 //! The index pipeline on fixture repositories: walk rules, incremental re-index equal to a
 //! full rebuild, unique qualified names, and bad input that must not crash or lose data.
 
-
-use codebase_indexer::index;
-use codebase_indexer::walk::SkipReason;
 use crate::common::*;
+use codebase_indexer::{Error, SkipReason};
 use std::os::unix::fs::symlink;
 
 #[test]
@@ -49,7 +47,7 @@ fn walk_honours_ignore_files_and_counts_every_skip() {
     let mut opts = options(root, &db);
     opts.max_file_bytes = 1024;
     opts.excludes = vec!["drop/".into()];
-    let summary = index::run(&opts).unwrap();
+    let summary = crate::common::run(&opts).unwrap();
 
     assert_eq!(
         paths(&db),
@@ -227,14 +225,15 @@ fn corrupt_foreign_and_newer_databases_are_refused_untouched() {
     )
     .unwrap();
     let before = std::fs::read(&corrupt).unwrap();
-    let err = index::run(&options(repo.path(), &corrupt)).unwrap_err();
+    let err = crate::common::run(&options(repo.path(), &corrupt)).unwrap_err();
     let msg = format!("{err:#}");
     assert!(msg.contains("--rebuild"), "{msg}");
+    assert!(matches!(err, Error::Corrupt { .. }), "{err:?}");
     assert_eq!(std::fs::read(&corrupt).unwrap(), before);
     // --rebuild replaces it with a good index.
     let mut opts = options(repo.path(), &corrupt);
     opts.rebuild = true;
-    index::run(&opts).unwrap();
+    crate::common::run(&opts).unwrap();
     assert_eq!(paths(&corrupt), vec!["a.py"]);
 
     let foreign = dbs.path().join("foreign.db");
@@ -243,8 +242,18 @@ fn corrupt_foreign_and_newer_databases_are_refused_untouched() {
         .execute_batch("CREATE TABLE accounts(id INTEGER PRIMARY KEY, balance REAL);")
         .unwrap();
     let before = std::fs::read(&foreign).unwrap();
-    let err = index::run(&options(repo.path(), &foreign)).unwrap_err();
+    let err = crate::common::run(&options(repo.path(), &foreign)).unwrap_err();
     assert!(format!("{err:#}").contains("not a codebase-indexer database"));
+    assert!(
+        matches!(
+            err,
+            Error::Foreign {
+                application_id: 0,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
     assert_eq!(std::fs::read(&foreign).unwrap(), before);
 
     let newer = dbs.path().join("newer.db");
@@ -253,8 +262,12 @@ fn corrupt_foreign_and_newer_databases_are_refused_untouched() {
         .unwrap()
         .execute_batch("PRAGMA user_version = 999;")
         .unwrap();
-    let err = index::run(&options(repo.path(), &newer)).unwrap_err();
+    let err = crate::common::run(&options(repo.path(), &newer)).unwrap_err();
     assert!(format!("{err:#}").contains("upgrade indexer"));
+    assert!(
+        matches!(err, Error::SchemaTooNew { found: 999, .. }),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -262,8 +275,9 @@ fn missing_root_is_a_clear_error() {
     let dbs = tempfile::tempdir().unwrap();
     let mut opts = options(dbs.path(), &dbs.path().join("x.db"));
     opts.root = dbs.path().join("does-not-exist");
-    let err = index::run(&opts).unwrap_err();
+    let err = crate::common::run(&opts).unwrap_err();
     assert!(format!("{err:#}").contains("no such directory"));
+    assert!(matches!(err, Error::Io { .. }), "{err:?}");
     assert!(!dbs.path().join("x.db").exists());
 }
 
@@ -371,11 +385,12 @@ fn a_second_index_run_of_the_same_project_stops_with_a_message() {
     // Another run holds the project's lock.
     let held = std::fs::File::open(dir.path().join("index.db.lock")).unwrap();
     held.lock().unwrap();
-    let err = codebase_indexer::index::run(&options(&root, &db)).unwrap_err();
+    let err = crate::common::run(&options(&root, &db)).unwrap_err();
     assert!(
         format!("{err:#}").contains("another `indexer index` is updating"),
         "{err:#}"
     );
+    assert!(matches!(err, Error::Locked { .. }), "{err:?}");
     // The database it found is untouched and usable; once released, runs go on.
     drop(held);
     let s = index(&root, &db);

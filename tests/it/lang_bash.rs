@@ -1,9 +1,8 @@
 //! Bash extraction: both function syntaxes, nested functions, read-only constants, comment
 //! docs, command calls, `source`/`.` imports and recovery from syntax errors.
 
-
-use codebase_indexer::model::{NodeKind, RefKind};
 use crate::common::extract::*;
+use codebase_indexer::{NodeKind, RefKind};
 
 const BUILD: &str = r#"#!/usr/bin/env bash
 set -euo pipefail

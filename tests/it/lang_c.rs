@@ -1,8 +1,7 @@
 //! C extraction: definitions, typedefs, macros, signatures, docs and references.
 
-
-use codebase_indexer::model::{NodeKind, RefKind};
 use crate::common::extract::*;
+use codebase_indexer::{NodeKind, RefKind};
 
 const STRBUF: &str = r#"#include <stdio.h>
 #include "util/strbuf.h"

@@ -1,8 +1,7 @@
 //! C++ extraction: namespaces, classes, members, templates, signatures, docs and references.
 
-
-use codebase_indexer::model::{NodeKind, RefKind};
 use crate::common::extract::*;
+use codebase_indexer::{NodeKind, RefKind};
 
 const SHAPE: &str = r#"#include <vector>
 #include "geo/base.hpp"

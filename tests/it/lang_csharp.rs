@@ -1,8 +1,7 @@
 //! C# extraction: definitions, namespaces, signatures, XML docs and references.
 
-
-use codebase_indexer::model::{NodeKind, RefKind};
 use crate::common::extract::*;
+use codebase_indexer::{NodeKind, RefKind};
 
 const CART: &str = r#"using System;
 using System.Collections.Generic;

@@ -2,9 +2,8 @@
 //! constants, doc comments, calls, imports, embedding, package-path module names and
 //! recovery from syntax errors.
 
-
-use codebase_indexer::model::{NodeKind, RefKind};
 use crate::common::extract::*;
+use codebase_indexer::{NodeKind, RefKind};
 
 const CLIENT: &str = r#"// Package http does things.
 package http

@@ -1,13 +1,12 @@
 //! JavaScript, TypeScript and TSX extraction: definitions, qualified names, nesting, lines,
 //! signatures, JSDoc, references of every kind, and recovery from syntax errors.
 
-
-use codebase_indexer::model::{NodeKind, RefKind};
 use crate::common::extract::*;
+use codebase_indexer::{NodeKind, RefKind};
 
 /// Reference sites without the bindings (parameters, locals, fields, values passed), which
 /// `javascript_bindings` covers.
-fn sites(x: &codebase_indexer::model::FileExtract) -> Vec<Ref<'_>> {
+fn sites(x: &codebase_indexer::FileExtract) -> Vec<Ref<'_>> {
     refs(x)
         .into_iter()
         .filter(|r| !matches!(r.1, RefKind::Local | RefKind::Field | RefKind::Reference))

@@ -1,8 +1,7 @@
 //! Kotlin extraction (tree-sitter-kotlin-ng): definitions, signatures, KDoc and references.
 
-
-use codebase_indexer::model::{NodeKind, RefKind};
 use crate::common::extract::*;
+use codebase_indexer::{NodeKind, RefKind};
 
 const CART: &str = r#"package com.example.shop
 

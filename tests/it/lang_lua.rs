@@ -1,8 +1,7 @@
 //! Lua extraction: functions, methods, assigned functions, docs, calls and requires.
 
-
-use codebase_indexer::model::{NodeKind, RefKind};
 use crate::common::extract::*;
+use codebase_indexer::{NodeKind, RefKind};
 
 const UTIL: &str = r#"local json = require("dkjson")
 local log = require "myplugin.log"

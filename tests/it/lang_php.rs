@@ -1,8 +1,7 @@
 //! PHP extraction: definitions, qualified names, signatures, docs and references.
 
-
-use codebase_indexer::model::{NodeKind, RefKind};
 use crate::common::extract::*;
+use codebase_indexer::{NodeKind, RefKind};
 
 const PATH: &str = "src/Models/User.php";
 

@@ -2,9 +2,8 @@
 //! at the `def`/`class` line), qualified names from the path, signatures, docstrings, comments,
 //! constants, and reference sites of every kind.
 
-
-use codebase_indexer::model::{NodeKind, RefKind};
 use crate::common::extract::*;
+use codebase_indexer::{NodeKind, RefKind};
 
 const SRC: &str = r#""""Shop models."""
 import os

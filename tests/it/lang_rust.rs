@@ -1,8 +1,7 @@
 //! Rust extraction: definitions, qualified names, signatures, docs and references.
 
-
-use codebase_indexer::model::{NodeKind, RefKind};
 use crate::common::extract::*;
+use codebase_indexer::{NodeKind, RefKind};
 
 const BUILDER: &str = r#"//! Builder for the runtime.
 
@@ -635,8 +634,7 @@ fn rust_never_panics_on_fragments() {
 #[test]
 fn rust_multi_line_doc_comments_survive_attributes() {
     let src = "//! Crate docs.\n\nuse std::fmt;\n\n/// First line.\n///\n/// Second para.\n#[derive(Debug)]\npub struct S;\n";
-    let lang = codebase_indexer::lang::for_path("src/lib.rs").unwrap();
-    let x = codebase_indexer::extract::extract(lang, "src/lib.rs", src);
+    let x = codebase_indexer::extract_file("src/lib.rs", src).unwrap();
     let s = x.nodes.iter().find(|n| n.name == "S").unwrap();
     assert_eq!(s.docstring.as_deref(), Some("First line.\n\nSecond para."));
     assert!(x

@@ -1,8 +1,7 @@
 //! Scala extraction: definitions, packages, signatures, Scaladoc and references.
 
-
-use codebase_indexer::model::{NodeKind, RefKind};
 use crate::common::extract::*;
+use codebase_indexer::{NodeKind, RefKind};
 
 const CART: &str = r#"package com.example
 package shop

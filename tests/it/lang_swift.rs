@@ -1,8 +1,7 @@
 //! Swift extraction: definitions, qualified names, signatures, docs and references.
 
-
-use codebase_indexer::model::{NodeKind, RefKind};
 use crate::common::extract::*;
+use codebase_indexer::{NodeKind, RefKind};
 
 const PATH: &str = "Sources/Geometry/Shapes.swift";
 

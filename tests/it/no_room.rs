@@ -6,7 +6,6 @@
 //! The tmpfs cases need permission to mount (root, as in CI); without it they say so and
 //! check nothing. The file size limit needs nothing.
 
-
 use crate::common::lab::{indexer, run_ok, write_version, Lab};
 use std::path::{Path, PathBuf};
 use std::process::Output;

@@ -3,13 +3,12 @@
 //! are whole or absent, the pack grows callees then callers round by round, what was left out
 //! is said, and every stated token count is tiktoken's count of the output.
 
-
+use crate::common::lab::Rng;
+use crate::common::{index, write_tree};
 use codebase_indexer::graph::Repo;
 use codebase_indexer::pack::{self, Format, Reason, Rendering, Target};
 use codebase_indexer::repomap;
 use codebase_indexer::tokens::Tokenizer;
-use crate::common::lab::Rng;
-use crate::common::{index, write_tree};
 use rusqlite::Connection;
 
 /// `shop/orders.py` is the hub: `checkout` calls `reserve` and `charge`, `api.place_order`

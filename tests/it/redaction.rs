@@ -3,10 +3,9 @@
 //! a typed placeholder in each place, a report by path, line and type, and every line where
 //! it was (definitions after a multi-line key keep their line numbers).
 
-
-use codebase_indexer::artifact;
-use codebase_indexer::index;
+use crate::common::artifact_in;
 use crate::common::{dump, options, write_tree};
+use codebase_indexer::IndexOptions;
 
 /// (kind, the secret as planted). Built from pieces so this file holds no literal secret.
 fn planted() -> Vec<(&'static str, String)> {
@@ -111,8 +110,8 @@ fn planted_secrets_of_every_kind_never_reach_the_database_or_the_artifact() {
     );
     let db = dir.path().join("index.db");
     let mut o = options(&root, &db);
-    o.artifact_level = Some(artifact::DEFAULT_LEVEL);
-    let summary = index::run(&o).unwrap();
+    o.artifact_level = Some(IndexOptions::DEFAULT_COMPRESSION_LEVEL);
+    let summary = crate::common::run(&o).unwrap();
 
     // Nothing of any secret anywhere in the database (every table, as text) or the artifact.
     let everything: Vec<String> = [
@@ -127,7 +126,7 @@ fn planted_secrets_of_every_kind_never_reach_the_database_or_the_artifact() {
     .iter()
     .flat_map(|sql| dump(&db, sql))
     .collect();
-    let raw = zstd::decode_all(&std::fs::read(artifact::path_in(&root)).unwrap()[..]).unwrap();
+    let raw = zstd::decode_all(&std::fs::read(artifact_in(&root)).unwrap()[..]).unwrap();
     let raw = String::from_utf8_lossy(&raw);
     for (kind, secret) in &secrets {
         for row in &everything {
@@ -219,13 +218,13 @@ fn env_files_are_skipped_unless_included_and_then_every_value_is_redacted() {
     let env_files = [".env", ".env.production", ".envrc", "deploy/staging.env"];
 
     let db = dir.path().join("index.db");
-    let summary = index::run(&options(&root, &db)).unwrap();
+    let summary = crate::common::run(&options(&root, &db)).unwrap();
     assert_eq!(summary.skipped.get("env_file"), Some(&env_files.len()));
     assert_eq!(dump(&db, "SELECT path FROM files"), ["Text(\"app.py\")"]);
 
     let mut o = options(&root, &db);
     o.include_env = true;
-    let summary = index::run(&o).unwrap();
+    let summary = crate::common::run(&o).unwrap();
     assert_eq!(summary.skipped.get("env_file"), None);
     let mut found: Vec<(&str, u32, &str)> = summary
         .redactions
@@ -262,6 +261,6 @@ fn env_files_are_skipped_unless_included_and_then_every_value_is_redacted() {
     }
 
     // Asked for no more, they leave the index on the next run.
-    index::run(&options(&root, &db)).unwrap();
+    crate::common::run(&options(&root, &db)).unwrap();
     assert_eq!(dump(&db, "SELECT path FROM files"), ["Text(\"app.py\")"]);
 }

@@ -3,10 +3,9 @@
 //! and a document. Each mode's format, what `auto` picks, the path filter, the exact token
 //! account, the budget held for every budget, and which files go first when some must.
 
-
+use crate::common::{index, write_tree};
 use codebase_indexer::skeleton::{self, Mode, Options, Skeleton};
 use codebase_indexer::tokens::Tokenizer;
-use crate::common::{index, write_tree};
 use rusqlite::Connection;
 
 const FILES: &[(&str, &str)] = &[

@@ -2,13 +2,11 @@
 //! extractor on a source text and flatten its definitions and references into tuples that
 //! compare against literal expectations.
 
-use codebase_indexer::extract::extract;
-use codebase_indexer::lang::for_path;
-use codebase_indexer::model::{ExtractedNode, FileExtract, NodeKind, RefKind};
+use codebase_indexer::{ExtractedNode, FileExtract, NodeKind, RefKind};
 
 /// Extracts `src` as the file `path`, with the language its path selects.
 pub fn run(path: &str, src: &str) -> FileExtract {
-    extract(for_path(path).expect("language for path"), path, src)
+    codebase_indexer::extract_file(path, src).expect("language for path")
 }
 
 /// (kind, qualified name, parent index, start line, end line) of every definition.

@@ -2,7 +2,6 @@
 //! unresolved references by qualified name, with assertions that print the whole graph
 //! when they fail.
 
-use codebase_indexer::index;
 use std::fmt::Write;
 
 #[derive(Debug, Clone)]
@@ -36,7 +35,7 @@ pub fn graph(files: &[(&str, &str)]) -> Graph {
     let root = dir.path().join("repo");
     super::write_tree(&root, files);
     let db = dir.path().join("graph.db");
-    index::run(&super::options(&root, &db)).expect("index");
+    super::index(&root, &db);
     load(&db)
 }
 

@@ -1,13 +1,11 @@
 //! Helpers shared by the integration tests: fixture repositories written by the test, and
 //! (in `extract`) the extraction helpers of the per-language tests.
 
-
-
 pub mod extract;
 pub mod graph;
 pub mod lab;
 
-use codebase_indexer::index::{self, IndexOptions, IndexSummary};
+use codebase_indexer::{Error, Index, IndexOptions, IndexSummary};
 use std::path::{Path, PathBuf};
 
 /// Writes `files` (path, content) under `root`, creating folders.
@@ -23,25 +21,53 @@ pub fn write(root: &Path, path: &str, bytes: &[u8]) {
     std::fs::write(p, bytes).unwrap();
 }
 
-pub fn options(root: &Path, db: &Path) -> IndexOptions {
-    IndexOptions {
-        root: root.canonicalize().unwrap(),
-        db: db.to_path_buf(),
-        project: "fixture".into(),
-        excludes: Vec::new(),
-        max_file_bytes: 1 << 20,
-        include_env: false,
-        jobs: 2,
-        rebuild: false,
-        min_confidence: 0.0,
-        fuzzy_limit: 5,
-        artifact_level: None,
-        progress: None,
+/// A fixture's index run: the tree and the options, which a test may change before `run`.
+pub struct Run {
+    pub root: PathBuf,
+    pub options: IndexOptions,
+}
+
+impl std::ops::Deref for Run {
+    type Target = IndexOptions;
+    fn deref(&self) -> &IndexOptions {
+        &self.options
     }
 }
 
+impl std::ops::DerefMut for Run {
+    fn deref_mut(&mut self) -> &mut IndexOptions {
+        &mut self.options
+    }
+}
+
+/// The defaults, but for a fixed project name, two threads, the database at `db` and no
+/// artifact written into the tree.
+pub fn options(root: &Path, db: &Path) -> Run {
+    Run {
+        root: root.to_path_buf(),
+        options: IndexOptions {
+            db: Some(db.to_path_buf()),
+            project: Some("fixture".into()),
+            jobs: Some(2),
+            artifact_level: None,
+            ..IndexOptions::default()
+        },
+    }
+}
+
+/// Indexes as `Index::build` does.
+pub fn run(run: &Run) -> Result<IndexSummary, Error> {
+    Index::build(&run.root, run.options.clone()).map(|(_, summary)| summary)
+}
+
 pub fn index(root: &Path, db: &Path) -> IndexSummary {
-    index::run(&options(root, db)).expect("index")
+    run(&options(root, db)).expect("index")
+}
+
+/// Where indexing `root` writes its committed artifact.
+pub fn artifact_in(root: &Path) -> PathBuf {
+    root.join(codebase_indexer::ARTIFACT_DIR)
+        .join(codebase_indexer::ARTIFACT_FILE)
 }
 
 pub fn db_path(dir: &tempfile::TempDir, name: &str) -> PathBuf {
