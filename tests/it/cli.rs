@@ -537,14 +537,20 @@ fn skeleton_map_and_pack_speak_json_write_files_and_refuse_bad_arguments() {
         (&["pack", "--entry", "nothing.here"][..], "nothing named"),
         (
             &["pack", "--entry", "svc/http.py", "--format", "yaml"][..],
-            "unknown pack format",
+            "[possible values: markdown, xml, json]",
         ),
-        (&["map", "--tokenizer", "gpt2"][..], "unknown tokenizer"),
-        (&["skeleton", "--mode", "tree"][..], "unknown skeleton mode"),
+        (
+            &["map", "--tokenizer", "gpt2"][..],
+            "[possible values: o200k, cl100k]",
+        ),
+        (
+            &["skeleton", "--mode", "tree"][..],
+            "[possible values: auto, skeleton, compact, summary, deps]",
+        ),
         (&["skeleton", "--budget", "5"][..], "budget"),
         (
             &["eval", "tasks.jsonl", "--mode", "graph"][..],
-            "unknown eval mode",
+            "[possible values: files, map, pack]",
         ),
     ] {
         let out = indexer(cache.path(), root, args);

@@ -4,6 +4,7 @@
 #[allow(dead_code)]
 mod common;
 
+mod architecture;
 mod artifact;
 mod cli;
 mod concurrency;

@@ -1,0 +1,130 @@
+//! The layering ARCHITECTURE.md describes, checked on the source: which top-level module may
+//! use which. A `crate::x` path in a module's code (comments aside) is a dependency on `x`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Top-level module -> the modules it uses.
+fn dependencies() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut deps: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut stack = vec![src.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let rel = path.strip_prefix(&src).unwrap();
+            let top = rel
+                .components()
+                .next()
+                .unwrap()
+                .as_os_str()
+                .to_string_lossy()
+                .trim_end_matches(".rs")
+                .to_string();
+            if top == "main" || top == "lib" {
+                continue;
+            }
+            let used = deps.entry(top.clone()).or_default();
+            for line in std::fs::read_to_string(&path).unwrap().lines() {
+                let code = line.split("//").next().unwrap_or("");
+                for (i, _) in code.match_indices("crate::") {
+                    let name: String = code[i + 7..]
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    if !name.is_empty() && name != top {
+                        used.insert(name);
+                    }
+                }
+            }
+        }
+    }
+    deps
+}
+
+#[test]
+fn top_level_modules_form_no_cycle() {
+    let deps = dependencies();
+    // Kahn's algorithm: whatever cannot be ordered sits on a cycle.
+    let mut remaining = deps.clone();
+    loop {
+        let free: Vec<String> = remaining
+            .iter()
+            .filter(|(_, used)| used.iter().all(|u| !remaining.contains_key(u)))
+            .map(|(m, _)| m.clone())
+            .collect();
+        if free.is_empty() {
+            break;
+        }
+        for m in free {
+            remaining.remove(&m);
+        }
+    }
+    assert!(
+        remaining.is_empty(),
+        "modules on an import cycle: {remaining:#?}"
+    );
+}
+
+#[test]
+fn each_stage_uses_only_the_stages_below_it() {
+    let deps = dependencies();
+    let allowed: BTreeMap<&str, &[&str]> = BTreeMap::from([
+        ("error", &[][..]),
+        ("ids", &[]),
+        ("model", &[]),
+        ("text", &[]),
+        ("store", &["error", "ids", "model", "text"]),
+        // Python's extractor asks resolution's table of builtins.
+        ("resolve", &["error", "ids", "model", "store"]),
+        ("lang", &["model", "resolve"]),
+        ("index", &["error", "ids", "lang", "model", "resolve", "store"]),
+        ("query", &["error", "lang", "model", "store", "text"]),
+        ("context", &["error", "lang", "model", "query", "store", "text"]),
+        ("eval", &["context", "error", "query", "store", "text"]),
+        (
+            "facade",
+            &[
+                "context", "error", "eval", "index", "model", "query", "store",
+            ],
+        ),
+    ]);
+    for (module, used) in &deps {
+        let Some(ok) = allowed.get(module.as_str()) else {
+            panic!("{module} is a new top-level module: give it a place in the layering");
+        };
+        for u in used {
+            assert!(
+                ok.contains(&u.as_str()),
+                "{module} uses {u}, which is not below it (allowed: {ok:?})"
+            );
+        }
+    }
+}
+
+#[test]
+fn renderers_never_write_and_extraction_reads_no_files() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let read = |dir: &str| -> Vec<(String, String)> {
+        std::fs::read_dir(src.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+            .map(|p| (p.display().to_string(), std::fs::read_to_string(&p).unwrap()))
+            .collect()
+    };
+    for (path, text) in read("context").into_iter().chain(read("query")) {
+        for writer in ["Mode::ReadWrite", "Mode::Bulk", "Writer", "staging", "set_meta"] {
+            assert!(!text.contains(writer), "{path} uses {writer}");
+        }
+    }
+    for (path, text) in read("lang") {
+        for io in ["std::fs", "File::open", "read_to_string"] {
+            assert!(!text.contains(io), "{path} uses {io}");
+        }
+    }
+}
