@@ -6,10 +6,10 @@
 //! `"$CMD"` are skipped: the name is not known statically); `source f` and `. f` are imports
 //! of the file path. Module names come from the path (`scripts/build.sh` -> `scripts.build`).
 
-use super::{dotted_module, unquote, Cx, Def, Rules};
+use super::{dotted_module, unquote, Cx, Def, FileState, Rules};
 use crate::model::{NodeKind, RawRef, RefKind};
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::RefMut;
 use std::collections::HashSet;
 use tree_sitter::Node;
 
@@ -38,10 +38,12 @@ impl Rules for Bash {
                     // One assignment: the whole `readonly X=1` line is the definition.
                     return constant(only, node, cx);
                 }
-                READONLY.with(|r| r.borrow_mut().extend(assignments.iter().map(|a| a.id())));
+                state(cx)
+                    .readonly
+                    .extend(assignments.iter().map(|a| a.id()));
                 None
             }
-            "variable_assignment" if READONLY.with(|r| r.borrow_mut().remove(&node.id())) => {
+            "variable_assignment" if state(cx).readonly.remove(&node.id()) => {
                 constant(node, node, cx)
             }
             _ => None,
@@ -74,9 +76,11 @@ impl Rules for Bash {
     }
 
     fn module_name(&self, path: &str, _root: Node, _cx: &Cx) -> String {
-        // A new file: no assignment of a previous file's walk may linger.
-        READONLY.with(|r| r.borrow_mut().clear());
         dotted_module(path, &[], &[])
+    }
+
+    fn file_state(&self, _path: &str) -> FileState {
+        FileState::Bash(State::default())
     }
 
     fn parser_input<'s>(&self, src: &'s str) -> Cow<'s, str> {
@@ -167,10 +171,19 @@ mod tests {
     }
 }
 
-thread_local! {
+/// What the walk of one file remembers between nodes.
+#[derive(Default)]
+pub struct State {
     /// Assignments of read-only declarations with several of them, each a constant of its
     /// own, by node id: registered at the declaration, taken at the assignment.
-    static READONLY: RefCell<HashSet<usize>> = RefCell::new(HashSet::new());
+    readonly: HashSet<usize>,
+}
+
+fn state<'c>(cx: &'c Cx) -> RefMut<'c, State> {
+    super::state_of(cx, |s| match s {
+        FileState::Bash(s) => Some(s),
+        _ => None,
+    })
 }
 
 /// The constant `assignment` defines, spanning `outer`, if its name is UPPER_CASE.

@@ -21,17 +21,16 @@
 //! of initializer lists (`.open = foo_open`) and of assignments to members. Module names
 //! are the dotted path (`src/util/str.c` -> `src.util.str`).
 
-use super::{dotted_module, unquote, Cx, Def, Rules};
+use super::{dotted_module, unquote, Cx, Def, FileState, Rules};
 use crate::model::{NodeKind, RawRef, RefKind};
-use std::cell::RefCell;
+use std::cell::RefMut;
 use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 
 pub struct CFamily;
 
-/// What the walk of one file remembers between nodes (reset by `module_name`).
-#[derive(Default)]
-struct FileState {
+/// What the walk of one file remembers between nodes (made by `file_state`).
+pub struct State {
     /// Declarator nodes (tree-sitter ids) of typedefs and constant declarations whose
     /// definitions are reported when the walk reaches the declarator itself. Reporting from
     /// the declarator rather than from the declaration keeps `typedef struct S {..} T;` flat
@@ -53,15 +52,18 @@ struct FileState {
     file_names: HashSet<String>,
 }
 
-/// A parameter or local not reported yet (see `FileState::locals`).
+/// A parameter or local not reported yet (see `State::locals`).
 struct PendingLocal {
     type_text: Option<String>,
     line: u32,
     reported: bool,
 }
 
-thread_local! {
-    static STATE: RefCell<FileState> = RefCell::new(FileState::default());
+fn state<'c>(cx: &'c Cx) -> RefMut<'c, State> {
+    super::state_of(cx, |s| match s {
+        FileState::CFamily(s) => Some(s),
+        _ => None,
+    })
 }
 
 /// C++ source and header extensions (`.h` is parsed as C).
@@ -69,7 +71,7 @@ const CPP_EXTENSIONS: &[&str] = &["cpp", "cc", "cxx", "c++", "hpp", "hxx", "hh",
 
 impl Rules for CFamily {
     fn definition<'t>(&self, node: Node<'t>, enclosing: NodeKind, cx: &Cx) -> Option<Def<'t>> {
-        if take_pending(node.id()) {
+        if take_pending(node.id(), cx) {
             return declarator_def(node, cx);
         }
         match node.kind() {
@@ -99,7 +101,7 @@ impl Rules for CFamily {
                 )
             }
             "type_definition" => {
-                register_declarators(node);
+                register_declarators(node, cx);
                 None
             }
             "declaration" | "field_declaration" => {
@@ -113,7 +115,7 @@ impl Rules for CFamily {
                     NodeKind::File | NodeKind::Module | NodeKind::Class
                 ) && is_constant_declaration(node, cx)
                 {
-                    register_declarators(node);
+                    register_declarators(node, cx);
                 }
                 None
             }
@@ -254,11 +256,11 @@ impl Rules for CFamily {
             "using_declaration" => using_import(node, cx, out),
             "function_definition" => {
                 decorators(node, cx, out);
-                STATE.with(|s| {
-                    let mut s = s.borrow_mut();
+                {
+                    let mut s = state(cx);
                     s.function_end = node.end_byte();
                     s.locals.clear();
-                });
+                }
                 if let Some(params) = node
                     .child_by_field_name("declarator")
                     .and_then(function_declarator)
@@ -281,22 +283,23 @@ impl Rules for CFamily {
     }
 
     fn module_name(&self, path: &str, _root: Node, _cx: &Cx) -> String {
-        // A new file: nothing from a previous walk on this thread may linger.
-        let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
-        STATE.with(|s| {
-            let mut s = s.borrow_mut();
-            s.pending.clear();
-            s.function_end = 0;
-            s.locals.clear();
-            s.file_names.clear();
-            s.cpp = CPP_EXTENSIONS.iter().any(|e| e.eq_ignore_ascii_case(ext));
-        });
         dotted_module(path, &[], &[])
+    }
+
+    fn file_state(&self, path: &str) -> FileState {
+        let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+        FileState::CFamily(State {
+            pending: HashSet::new(),
+            cpp: CPP_EXTENSIONS.iter().any(|e| e.eq_ignore_ascii_case(ext)),
+            function_end: 0,
+            locals: HashMap::new(),
+            file_names: HashSet::new(),
+        })
     }
 }
 
-fn take_pending(id: usize) -> bool {
-    STATE.with(|s| s.borrow_mut().pending.remove(&id))
+fn take_pending(id: usize, cx: &Cx) -> bool {
+    state(cx).pending.remove(&id)
 }
 
 /// Declarators of one declaration that become definitions. Each finds its declaration by
@@ -304,17 +307,17 @@ fn take_pending(id: usize) -> bool {
 /// every earlier sibling: time quadratic in the length of `typedef int a, b, ...;`.
 const MAX_DECLARATORS: usize = 256;
 
-fn register_declarators(decl: Node) {
+fn register_declarators(decl: Node, cx: &Cx) {
     let mut c = decl.walk();
     let ids: Vec<usize> = decl
         .children_by_field_name("declarator", &mut c)
         .take(MAX_DECLARATORS)
         .map(|d| d.id())
         .collect();
-    STATE.with(|s| s.borrow_mut().pending.extend(ids));
+    state(cx).pending.extend(ids);
 }
 
-/// A typedef name or a constant, reported at its declarator (see `FileState::pending`).
+/// A typedef name or a constant, reported at its declarator (see `State::pending`).
 fn declarator_def<'t>(declarator: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
     let decl = declarator.parent()?;
     let (name_node, _) = declarator_name(declarator)?;
@@ -566,8 +569,11 @@ fn declaration(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
         };
         // `int helper(void);` declares a function, wherever it stands; in a body,
         // `Lock lock(mutex_);` is read as one too, but is a variable built from arguments.
-        let built =
-            is_function && place == Place::Body && declared.is_some() && is_cpp() && built_from(d);
+        let built = is_function
+            && place == Place::Body
+            && declared.is_some()
+            && is_cpp(cx)
+            && built_from(d);
         if name.kind() != "identifier" || (is_function && !built) {
             continue;
         }
@@ -591,7 +597,7 @@ fn declaration(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
                     t.kind(),
                     "type_identifier" | "qualified_identifier" | "template_type"
                 )
-                && is_cpp();
+                && is_cpp(cx);
             if constructs {
                 out.push(cx.reference(RefKind::Call, &strip_template_args(cx.text(t)), d));
             }
@@ -674,27 +680,25 @@ fn bind(d: Node, ty: Option<&str>, cx: &Cx, out: &mut Vec<RawRef>) {
 }
 
 /// A variable: reported now at file level, and at its first use as a call's callee or
-/// receiver in a function (see `FileState::locals`).
+/// receiver in a function (see `State::locals`).
 fn push_local(name: Node, ty: Option<&str>, place: Place, cx: &Cx, out: &mut Vec<RawRef>) {
     let text = cx.text(name);
-    STATE.with(|s| {
-        let mut s = s.borrow_mut();
-        match place {
-            Place::Body => {
-                s.locals
-                    .entry(text.to_string())
-                    .or_insert_with(|| PendingLocal {
-                        type_text: ty.map(str::to_string),
-                        line: super::line_of(name),
-                        reported: false,
-                    });
-            }
-            Place::Global => {
-                out.push(cx.binding(RefKind::Local, text, ty, name));
-                s.file_names.insert(text.to_string());
-            }
+    let mut s = state(cx);
+    match place {
+        Place::Body => {
+            s.locals
+                .entry(text.to_string())
+                .or_insert_with(|| PendingLocal {
+                    type_text: ty.map(str::to_string),
+                    line: super::line_of(name),
+                    reported: false,
+                });
         }
-    });
+        Place::Global => {
+            out.push(cx.binding(RefKind::Local, text, ty, name));
+            s.file_names.insert(text.to_string());
+        }
+    }
 }
 
 /// Reports the local a call's callee starts with (`cb` of `cb(1)`, `o` of `o->ops->run()`)
@@ -713,27 +717,25 @@ fn report_local(callee: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     }
     let name = cx.text(head);
     let at = head.start_byte();
-    STATE.with(|s| {
-        let mut s = s.borrow_mut();
-        if at >= s.function_end {
-            return;
+    let mut s = state(cx);
+    if at >= s.function_end {
+        return;
+    }
+    if let Some(local) = s.locals.get_mut(name) {
+        if !local.reported {
+            local.reported = true;
+            let mut r = cx.binding(RefKind::Local, name, local.type_text.as_deref(), head);
+            r.line = local.line;
+            out.push(r);
         }
-        if let Some(local) = s.locals.get_mut(name) {
-            if !local.reported {
-                local.reported = true;
-                let mut r = cx.binding(RefKind::Local, name, local.type_text.as_deref(), head);
-                r.line = local.line;
-                out.push(r);
-            }
-        }
-    });
+    }
 }
 
 /// Data members of a C++ class with a class type: `Repo *repo_;`,
 /// `std::unique_ptr<Cache> cache_;`. (C struct members are only ever called through
 /// function pointers, so their types lead nowhere and they are not reported.)
 fn field_declaration(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-    if !is_cpp() || !in_class_body(node) {
+    if !is_cpp(cx) || !in_class_body(node) {
         return;
     }
     let Some(ty) = node
@@ -791,10 +793,10 @@ fn function_value(ident: Node, cx: &Cx, out: &mut Vec<RawRef>) {
         return;
     }
     let at = ident.start_byte();
-    let bound = STATE.with(|s| {
-        let s = s.borrow();
+    let bound = {
+        let s = state(cx);
         (at < s.function_end && s.locals.contains_key(name)) || s.file_names.contains(name)
-    });
+    };
     if !bound {
         out.push(cx.reference(RefKind::Reference, name, ident));
     }
@@ -808,8 +810,8 @@ fn is_macro_name(name: &str) -> bool {
             .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
 }
 
-fn is_cpp() -> bool {
-    STATE.with(|s| s.borrow().cpp)
+fn is_cpp(cx: &Cx) -> bool {
+    state(cx).cpp
 }
 
 /// The innermost function declarator on the way to a function definition's name: the one

@@ -89,6 +89,7 @@ pub fn extract(lang: &'static Language, path: &str, text: &str) -> FileExtract {
         src: src.as_bytes(),
         source: src,
         path,
+        state: RefCell::new(lang.rules.file_state(path)),
     };
     let finished = Walker {
         lang,

@@ -12,9 +12,9 @@
 //! A type declaration that error recovery broke up is recovered from the error node.
 //! The module name is the declared `package`, else the file's directory, dotted.
 
-use super::{Cx, Def, Rules, MAX_NESTING};
+use super::{Cx, Def, FileState, Rules, MAX_NESTING};
 use crate::model::{NodeKind, RawRef, RefKind};
-use std::cell::RefCell;
+use std::cell::RefMut;
 use std::collections::HashSet;
 use tree_sitter::Node;
 
@@ -23,11 +23,20 @@ use tree_sitter::Node;
 /// quadratic in the length of `int a, b, ...;`.
 const MAX_DECLARATORS: usize = 256;
 
-thread_local! {
+/// What the walk of one file remembers between nodes.
+#[derive(Default)]
+pub struct State {
     /// The first declarators of the field declarations being walked, by node id: the walk
     /// visits a declaration right before its declarators, and other declarators (of
     /// locals) never define constants, so they need not look for their parent at all.
-    static FIELD_DECLARATORS: RefCell<HashSet<usize>> = RefCell::new(HashSet::new());
+    field_declarators: HashSet<usize>,
+}
+
+fn state<'c>(cx: &'c Cx) -> RefMut<'c, State> {
+    super::state_of(cx, |s| match s {
+        FileState::Java(s) => Some(s),
+        _ => None,
+    })
 }
 
 pub struct Java;
@@ -51,12 +60,10 @@ impl Rules for Java {
                     .take(MAX_DECLARATORS)
                     .map(|d| d.id())
                     .collect();
-                FIELD_DECLARATORS.with(|f| f.borrow_mut().extend(ids));
+                state(cx).field_declarators.extend(ids);
                 return None;
             }
-            "variable_declarator"
-                if FIELD_DECLARATORS.with(|f| f.borrow().contains(&node.id())) =>
-            {
+            "variable_declarator" if state(cx).field_declarators.contains(&node.id()) => {
                 return constant(node, cx)
             }
             "ERROR" => {
@@ -156,9 +163,7 @@ impl Rules for Java {
             | "constructor_declaration"
             | "compact_constructor_declaration"
             | "annotation_type_element_declaration" => annotations(node, cx, out),
-            "variable_declarator"
-                if FIELD_DECLARATORS.with(|f| f.borrow_mut().remove(&node.id())) =>
-            {
+            "variable_declarator" if state(cx).field_declarators.remove(&node.id()) => {
                 // A constant's annotations sit on the shared field declaration.
                 if let Some(field) = node.parent().filter(|p| is_constant_field(*p, cx)) {
                     annotations(field, cx, out);
@@ -267,8 +272,6 @@ impl Rules for Java {
     }
 
     fn module_name(&self, path: &str, root: Node, cx: &Cx) -> String {
-        // A new file: no declarator of a previous file's walk may linger.
-        FIELD_DECLARATORS.with(|f| f.borrow_mut().clear());
         let mut c = root.walk();
         let declared = root
             .named_children(&mut c)
@@ -282,6 +285,10 @@ impl Rules for Java {
             })
             .map(|n| strip_type_args(cx.text(n), '<', '>'));
         declared.unwrap_or_else(|| directory_module(path))
+    }
+
+    fn file_state(&self, _path: &str) -> FileState {
+        FileState::Java(State::default())
     }
 }
 

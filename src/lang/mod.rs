@@ -4,6 +4,7 @@
 
 use crate::model::{NodeKind, RawRef, RefKind};
 use std::borrow::Cow;
+use std::cell::{RefCell, RefMut};
 use tree_sitter::Node;
 
 mod bash;
@@ -213,12 +214,39 @@ impl<'t> Def<'t> {
     }
 }
 
-/// Read-only view of the file being extracted, handed to the rules.
+/// The file being extracted, handed to the rules: its text, read-only, and what the rules
+/// remember between its nodes.
 pub struct Cx<'a> {
     pub src: &'a [u8],
     /// The same text as `src`.
     pub source: &'a str,
     pub path: &'a str,
+    /// Made by `Rules::file_state` when the walk of this file starts and dropped with it:
+    /// nothing of one file's walk reaches the next, not even a node id (a new tree may
+    /// reuse a freed one's addresses).
+    pub(crate) state: RefCell<FileState>,
+}
+
+/// What a language's rules remember between the nodes of one file's walk. The rules
+/// themselves are shared, stateless values; a language that needs memory has a variant.
+pub enum FileState {
+    /// The language's rules look at each node on its own.
+    None,
+    Python(python::State),
+    CFamily(c_family::State),
+    Java(java::State),
+    Bash(bash::State),
+}
+
+/// The state of one language's walk, out of a `Cx`: each language's rules open it with
+/// the variant their `Rules::file_state` makes.
+fn state_of<'c, S>(
+    cx: &'c Cx,
+    variant: impl FnOnce(&mut FileState) -> Option<&mut S>,
+) -> RefMut<'c, S> {
+    RefMut::map(cx.state.borrow_mut(), |s| {
+        variant(s).expect("the file's state made by the same rules")
+    })
 }
 
 impl<'a> Cx<'a> {
@@ -421,6 +449,12 @@ pub trait Rules {
 
     /// The qualified-name prefix for everything defined in this file.
     fn module_name(&self, path: &str, root: Node, cx: &Cx) -> String;
+
+    /// A new file's state, for the rules that remember something between its nodes (the
+    /// walk makes one per file, before asking anything else about it).
+    fn file_state(&self, _path: &str) -> FileState {
+        FileState::None
+    }
 
     /// Sibling kinds directly before a definition that belong to it (Rust `#[attr]`).
     fn attached_prefix_kinds(&self) -> &'static [&'static str] {

@@ -2,9 +2,9 @@
 //! definition's line), UPPER_CASE module/class constants, docstrings, calls, imports,
 //! base classes and decorators. Module names come from the path (`src/` layouts stripped).
 
-use super::{dedent, dotted_module, unquote, Cx, Def, Rules, MAX_NESTING};
+use super::{dedent, dotted_module, unquote, Cx, Def, FileState, Rules, MAX_NESTING};
 use crate::model::{NodeKind, RawRef, RefKind};
-use std::cell::RefCell;
+use std::cell::RefMut;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 use tree_sitter::{Language, Node};
@@ -16,23 +16,23 @@ impl Rules for Python {
         match node.kind() {
             "function_definition" | "class_definition" => {
                 // A decorated definition is reported from its `decorated_definition` wrapper.
-                if DECORATED.get() == node.id() {
+                if state(cx).decorated == node.id() {
                     return None;
                 }
                 self.def_of(node, node, cx)
             }
             "decorated_definition" => {
                 let inner = node.child_by_field_name("definition")?;
-                DECORATED.set(inner.id());
+                state(cx).decorated = inner.id();
                 self.def_of(inner, node, cx)
             }
             "expression_statement" => {
-                STATEMENT.set(node.named_child(0).map_or(usize::MAX, |c| c.id()));
+                state(cx).statement = node.named_child(0).map_or(usize::MAX, |c| c.id());
                 None
             }
             "assignment" if matches!(enclosing, NodeKind::File | NodeKind::Class) => {
                 // Only plain statements `NAME = ...` at module or class level.
-                if STATEMENT.get() != node.id() {
+                if state(cx).statement != node.id() {
                     return None;
                 }
                 let left = node.child_by_field_name("left")?;
@@ -50,39 +50,47 @@ impl Rules for Python {
     fn references(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
         let ids = ids();
         let kind = node.kind_id();
-        enter(node, kind, ids);
+        let mut state = state(cx);
+        enter(&mut state, node, kind, ids);
         // `ERROR` nodes have the id `u16::MAX`, past every grammar kind.
         if !ids.has_sites.get(kind as usize).is_some_and(|&has| has) {
             return;
         }
         let before = out.len();
-        self.sites(node, kind, ids, cx, out);
+        self.sites(&mut state, node, kind, ids, cx, out);
         if out.len() > before {
-            settle_locals(out, before);
+            settle_locals(&mut state, out, before);
         }
     }
 
     fn module_name(&self, path: &str, _root: Node, _cx: &Cx) -> String {
-        // A new file: no binding of a previous file's function may linger, nor a node id
-        // (a new tree may reuse a freed one's addresses).
-        DECORATED.set(usize::MAX);
-        STATEMENT.set(usize::MAX);
-        BASES.set(usize::MAX);
-        SCOPES.with(|s| {
-            let mut s = s.borrow_mut();
-            s.clear();
-            s.push(Scope {
+        dotted_module(path, &["src/", "lib/"], &["__init__"])
+    }
+
+    fn file_state(&self, _path: &str) -> FileState {
+        FileState::Python(State {
+            scopes: vec![Scope {
                 end: usize::MAX,
                 class: false,
                 bound: HashMap::new(),
-            });
-        });
-        dotted_module(path, &["src/", "lib/"], &["__init__"])
+            }],
+            bases: usize::MAX,
+            decorated: usize::MAX,
+            statement: usize::MAX,
+        })
     }
 }
 
 impl Python {
-    fn sites(&self, node: Node, kind: u16, ids: &Ids, cx: &Cx, out: &mut Vec<RawRef>) {
+    fn sites(
+        &self,
+        state: &mut State,
+        node: Node,
+        kind: u16,
+        ids: &Ids,
+        cx: &Cx,
+        out: &mut Vec<RawRef>,
+    ) {
         match kind {
             k if k == ids.call => {
                 if let Some(f) = node.child_by_field_id(ids.function) {
@@ -100,7 +108,7 @@ impl Python {
             }
             k if k == ids.class_definition => {
                 if let Some(bases) = node.child_by_field_id(ids.superclasses) {
-                    BASES.set(bases.id());
+                    state.bases = bases.id();
                     let mut c = bases.walk();
                     for base in bases.named_children(&mut c) {
                         if base.kind() != "keyword_argument" {
@@ -110,7 +118,7 @@ impl Python {
                 }
             }
             k if k == ids.parameters || k == ids.lambda_parameters => parameters(node, cx, out),
-            k if k == ids.assignment => assignment(node, ids, cx, out),
+            k if k == ids.assignment => assignment(state, node, ids, cx, out),
             k if k == ids.for_statement || k == ids.for_in_clause => {
                 if let Some(left) = node.child_by_field_id(ids.left) {
                     bind_names(left, cx, out, 0);
@@ -143,7 +151,7 @@ impl Python {
                 // Functions passed as values: `sorted(xs, key=by_name)`, `partial(f, 1)`.
                 // A class's bases are its superclasses, not values passed along; only its
                 // keyword arguments (`metaclass=Meta`) are.
-                let bases = BASES.get() == node.id();
+                let bases = state.bases == node.id();
                 let mut c = node.walk();
                 for arg in node.named_children(&mut c) {
                     let value = match arg.kind_id() {
@@ -211,19 +219,28 @@ impl Python {
     }
 }
 
-thread_local! {
+/// What the walk of one file remembers between nodes (made by `file_state`). Node ids are
+/// tree-sitter's; `usize::MAX` is none.
+pub struct State {
     /// The functions (and lambdas) the walk is inside, innermost last, with the variables
     /// bound in each; the module is at the bottom. A pre-order walk sees parameters and
     /// assignments before their uses.
-    static SCOPES: RefCell<Vec<Scope>> = const { RefCell::new(Vec::new()) };
+    scopes: Vec<Scope>,
     /// The base list of the class last seen (the walk visits it right after the class).
-    static BASES: std::cell::Cell<usize> = const { std::cell::Cell::new(usize::MAX) };
+    bases: usize,
     /// The definition inside the `decorated_definition`, and the expression directly in the
     /// expression statement, last seen: the walk visits them next. Asking each function or
     /// assignment for its parent instead walked down from the root every time, most of
     /// the extraction time of a file of many statements (over 200 s for 50 MB of them).
-    static DECORATED: std::cell::Cell<usize> = const { std::cell::Cell::new(usize::MAX) };
-    static STATEMENT: std::cell::Cell<usize> = const { std::cell::Cell::new(usize::MAX) };
+    decorated: usize,
+    statement: usize,
+}
+
+fn state<'c>(cx: &'c Cx) -> RefMut<'c, State> {
+    super::state_of(cx, |s| match s {
+        FileState::Python(s) => Some(s),
+        _ => None,
+    })
 }
 
 /// A function being walked: where it ends and its variables so far.
@@ -244,90 +261,86 @@ struct Binding {
 }
 
 /// Keeps the scope stack in step with the walk: leaves finished functions, enters `node`.
-fn enter(node: Node, kind: u16, ids: &Ids) {
-    SCOPES.with(|s| {
-        let mut s = s.borrow_mut();
-        let start = node.start_byte();
-        while s.len() > 1 && s.last().is_some_and(|f| f.end <= start) {
-            s.pop();
-        }
-        // Every node that opens a definition's scope, as the extraction engine attaches
-        // references to it (a decorator belongs to the decorated function).
-        if kind == ids.function_definition
-            || kind == ids.lambda
-            || kind == ids.decorated_definition
-            || kind == ids.class_definition
-        {
-            s.push(Scope {
-                end: node.end_byte(),
-                class: kind == ids.class_definition,
-                bound: HashMap::default(),
-            });
-        }
-    });
+fn enter(state: &mut State, node: Node, kind: u16, ids: &Ids) {
+    let s = &mut state.scopes;
+    let start = node.start_byte();
+    while s.len() > 1 && s.last().is_some_and(|f| f.end <= start) {
+        s.pop();
+    }
+    // Every node that opens a definition's scope, as the extraction engine attaches
+    // references to it (a decorator belongs to the decorated function).
+    if kind == ids.function_definition
+        || kind == ids.lambda
+        || kind == ids.decorated_definition
+        || kind == ids.class_definition
+    {
+        s.push(Scope {
+            end: node.end_byte(),
+            class: kind == ids.class_definition,
+            bound: HashMap::default(),
+        });
+    }
 }
 
 /// Holds back the variables just extracted, writes one where a call or a reference starts
 /// with it (`x()`, `x.save()`), and drops references that are only a variable passed along
 /// (`f(request)`): most argument names are such variables, not definitions.
-fn settle_locals(out: &mut Vec<RawRef>, from: usize) {
+fn settle_locals(state: &mut State, out: &mut Vec<RawRef>, from: usize) {
     if from == out.len() {
         return;
     }
     // Rebuilt in one pass: removing and inserting in place took time quadratic in the
     // references of one node (an argument list or a target list of thousands of names).
     let sites: Vec<RawRef> = out.drain(from..).collect();
-    SCOPES.with(|s| {
-        let mut s = s.borrow_mut();
-        for site in sites {
-            match site.kind {
-                RefKind::Local => {
-                    let local = site;
-                    let Some(scope) = s.last_mut() else {
-                        continue;
-                    };
-                    match scope.bound.get_mut(&local.name) {
-                        // The first binding with a type is the one resolution uses.
-                        Some(b) if b.local.module.is_none() && local.module.is_some() => {
-                            b.local.module = local.module;
-                        }
-                        Some(_) => {}
-                        None => {
-                            scope.bound.insert(
-                                local.name.clone(),
-                                Binding {
-                                    local,
-                                    stored_in: Vec::new(),
-                                },
-                            );
-                        }
+    let s = &mut state.scopes;
+    for site in sites {
+        match site.kind {
+            RefKind::Local => {
+                let local = site;
+                let Some(scope) = s.last_mut() else {
+                    continue;
+                };
+                match scope.bound.get_mut(&local.name) {
+                    // The first binding with a type is the one resolution uses.
+                    Some(b) if b.local.module.is_none() && local.module.is_some() => {
+                        b.local.module = local.module;
+                    }
+                    Some(_) => {}
+                    None => {
+                        scope.bound.insert(
+                            local.name.clone(),
+                            Binding {
+                                local,
+                                stored_in: Vec::new(),
+                            },
+                        );
                     }
                 }
-                RefKind::Reference
-                    if s.last()
-                        .is_some_and(|f| f.bound.contains_key(site.name.as_str())) => {}
-                RefKind::Call | RefKind::Reference | RefKind::Decorator => {
-                    let head = site.name.split(['.', '(', '[']).next().unwrap_or("");
-                    // The innermost function binding the name (closures see outer ones).
-                    let here = s.last().map_or(0, |f| f.end);
-                    let found = s
-                        .iter_mut()
-                        .rev()
-                        .enumerate()
-                        .filter(|(depth, f)| *depth == 0 || !f.class)
-                        .find_map(|(_, f)| f.bound.get_mut(head));
-                    if let Some(b) = found.filter(|b| !b.stored_in.contains(&here)) {
-                        b.stored_in.push(here);
-                        let mut local = b.local.clone();
-                        local.line = site.line;
-                        out.push(local);
-                    }
-                    out.push(site);
-                }
-                _ => out.push(site),
             }
+            RefKind::Reference
+                if s.last()
+                    .is_some_and(|f| f.bound.contains_key(site.name.as_str())) => {}
+            RefKind::Call | RefKind::Reference | RefKind::Decorator => {
+                let head = site.name.split(['.', '(', '[']).next().unwrap_or("");
+                // The innermost function binding the name (closures see outer ones).
+                let here = s.last().map_or(0, |f| f.end);
+                let found = s
+                    .iter_mut()
+                    .rev()
+                    .enumerate()
+                    .filter(|(depth, f)| *depth == 0 || !f.class)
+                    .find_map(|(_, f)| f.bound.get_mut(head));
+                if let Some(b) = found.filter(|b| !b.stored_in.contains(&here)) {
+                    b.stored_in.push(here);
+                    let mut local = b.local.clone();
+                    local.line = site.line;
+                    out.push(local);
+                }
+                out.push(site);
+            }
+            _ => out.push(site),
         }
-    });
+    }
 }
 
 /// Parameters bind locals, typed by their annotation (`self` and `cls` are the receiver).
@@ -362,7 +375,7 @@ fn parameters(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 /// `x = Session()`, `x: Session = ...`, `self.session = Session()`: a local (at module level a
 /// global, which shadows the same way) or a field of the enclosing class, typed by the
 /// annotation or by the call that produced the value.
-fn assignment(node: Node, ids: &Ids, cx: &Cx, out: &mut Vec<RawRef>) {
+fn assignment(state: &State, node: Node, ids: &Ids, cx: &Cx, out: &mut Vec<RawRef>) {
     let Some(left) = node.child_by_field_id(ids.left) else {
         return;
     };
@@ -381,10 +394,8 @@ fn assignment(node: Node, ids: &Ids, cx: &Cx, out: &mut Vec<RawRef>) {
             // The body a statement is in is the innermost scope (an `if` block of a class
             // body is still the class body), read from the scope stack: asking the tree
             // for a node's parent walks down from the root.
-            let (in_class, in_module) = SCOPES.with(|s| {
-                let s = s.borrow();
-                (s.last().is_some_and(|f| f.class), s.len() == 1)
-            });
+            let s = &state.scopes;
+            let (in_class, in_module) = (s.last().is_some_and(|f| f.class), s.len() == 1);
             let kind = if in_class || (in_module && ty.is_some()) {
                 RefKind::Field
             } else {
