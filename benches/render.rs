@@ -4,13 +4,15 @@
 //! `indexer index ~/.cache/indexer-corpora/django --db /tmp/django.db --no-artifact`).
 //!
 //! Prints, for skeleton (auto), map and pack (query and entry) at 1k, 4k and 16k tokens, the
-//! median and worst of `RUNS` runs (each reading the graph from the database, as the command
-//! does), then the token savings: the repository's raw tokens (every indexed file's text,
+//! median and worst of `RUNS` runs (each opening the index and reading the graph from the
+//! database, as the command does), then the token savings: the repository's raw tokens (every indexed file's text,
 //! o200k) against each renderer's output. `QUERY` and `ENTRY` choose the pack's targets
 //! (defaults fit Django; set both for another corpus).
 
-use codebase_indexer::tokens::Tokenizer;
-use codebase_indexer::{pack, repomap, skeleton, store};
+use codebase_indexer::{
+    Index, MapOptions, PackOptions, PackTarget, SkeletonMode, SkeletonOptions, Tokenizer,
+};
+use std::path::Path;
 use std::time::Instant;
 
 const RUNS: usize = 7;
@@ -24,11 +26,12 @@ fn main() {
     let query = std::env::var("QUERY")
         .unwrap_or_else(|_| "QuerySet.bulk_update() does not respect batch_size".into());
     let entry = std::env::var("ENTRY").unwrap_or_else(|_| "django.db.models.query.QuerySet".into());
-    let conn = store::open(std::path::Path::new(&db), store::Mode::ReadOnly).expect("open DB");
+    let db = Path::new(&db);
+    let open = || Index::open(db).expect("open DB");
     let tk = Tokenizer::O200k;
     tk.count("load the tokenizer");
 
-    let raw = raw_tokens(&conn, tk);
+    let raw = raw_tokens(db, tk);
     println!("repository: {raw} tokens of indexed text (o200k)\n");
     println!("| renderer | budget | median ms | max ms | output tokens | raw / output |");
     println!("|---|---:|---:|---:|---:|---:|");
@@ -36,17 +39,13 @@ fn main() {
         let runs: Vec<(f64, usize)> = (0..RUNS)
             .map(|_| {
                 timed(|| {
-                    skeleton::render(
-                        &conn,
-                        &skeleton::Options {
+                    open()
+                        .skeleton(&SkeletonOptions {
                             budget,
-                            mode: skeleton::Mode::Auto,
-                            path_prefix: None,
                             tokenizer: tk,
-                            show_dropped: false,
-                        },
-                    )
-                    .map(|s| s.account.tokens)
+                            ..SkeletonOptions::default()
+                        })
+                        .map(|s| s.account.tokens)
                 })
             })
             .collect();
@@ -57,18 +56,14 @@ fn main() {
             let runs: Vec<(f64, usize)> = (0..RUNS)
                 .map(|_| {
                     timed(|| {
-                        repomap::render(
-                            &conn,
-                            &repomap::Options {
+                        open()
+                            .map(&MapOptions {
                                 budget,
-                                focus: Vec::new(),
                                 query: query.clone(),
-                                format: repomap::Format::Text,
                                 tokenizer: tk,
-                                show_dropped: false,
-                            },
-                        )
-                        .map(|m| m.account.tokens)
+                                ..MapOptions::default()
+                            })
+                            .map(|m| m.account.tokens)
                     })
                 })
                 .collect();
@@ -77,24 +72,20 @@ fn main() {
     }
     for budget in BUDGETS {
         for (label, target) in [
-            ("pack --query", pack::Target::Query(query.clone())),
-            ("pack --entry", pack::Target::Entry(entry.clone())),
+            ("pack --query", PackTarget::Query(query.clone())),
+            ("pack --entry", PackTarget::Entry(entry.clone())),
         ] {
             let runs: Vec<(f64, usize)> = (0..RUNS)
                 .map(|_| {
                     timed(|| {
-                        pack::build(
-                            &conn,
-                            &pack::Options {
+                        open()
+                            .pack(&PackOptions {
                                 target: target.clone(),
                                 budget,
-                                signatures_only: false,
-                                format: pack::Format::Markdown,
                                 tokenizer: tk,
-                                show_dropped: false,
-                            },
-                        )
-                        .map(|p| p.account.tokens)
+                                ..PackOptions::default()
+                            })
+                            .map(|p| p.account.tokens)
                     })
                 })
                 .collect();
@@ -104,23 +95,21 @@ fn main() {
     println!("\nwhole-repository renderings (no budget limit):\n");
     println!("| rendering | tokens | share of raw | raw / output |");
     println!("|---|---:|---:|---:|");
+    let index = open();
     for mode in [
-        skeleton::Mode::Skeleton,
-        skeleton::Mode::Compact,
-        skeleton::Mode::Summary,
-        skeleton::Mode::Deps,
+        SkeletonMode::Skeleton,
+        SkeletonMode::Compact,
+        SkeletonMode::Summary,
+        SkeletonMode::Deps,
     ] {
-        let s = skeleton::render(
-            &conn,
-            &skeleton::Options {
+        let s = index
+            .skeleton(&SkeletonOptions {
                 budget: usize::MAX / 4,
                 mode,
-                path_prefix: None,
                 tokenizer: tk,
-                show_dropped: false,
-            },
-        )
-        .expect("skeleton");
+                ..SkeletonOptions::default()
+            })
+            .expect("skeleton");
         let n = s.account.tokens;
         println!(
             "| skeleton --mode {} | {n} | {:.1}% | {:.1}x |",
@@ -131,7 +120,9 @@ fn main() {
     }
 }
 
-fn raw_tokens(conn: &rusqlite::Connection, tk: Tokenizer) -> usize {
+/// Tokens of every indexed file's text, read with SQL as any `sqlite3` user could.
+fn raw_tokens(db: &Path, tk: Tokenizer) -> usize {
+    let conn = rusqlite::Connection::open(db).expect("open DB");
     let mut q = conn
         .prepare("SELECT content FROM file_contents")
         .expect("contents");
@@ -149,7 +140,7 @@ fn raw_tokens(conn: &rusqlite::Connection, tk: Tokenizer) -> usize {
     })
 }
 
-fn timed(f: impl FnOnce() -> anyhow::Result<usize>) -> (f64, usize) {
+fn timed(f: impl FnOnce() -> codebase_indexer::Result<usize>) -> (f64, usize) {
     let t = Instant::now();
     let tokens = f().expect("render");
     (t.elapsed().as_secs_f64() * 1e3, tokens)

@@ -157,3 +157,11 @@ pub struct FileExtract {
     /// Parsing took too long and was abandoned: only the file node is kept.
     pub timed_out: bool,
 }
+
+/// One secret taken out of a file before it was parsed or stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Redaction {
+    /// 1-based line where the secret starts.
+    pub line: u32,
+    pub kind: &'static str,
+}

@@ -26,7 +26,8 @@ use walk::{Candidate, ContentClass, SkipReason, Skipped, WalkOptions};
 
 /// Called with (stage, files done, files to do) as files are processed and as later
 /// stages start.
-pub type Progress = std::sync::Arc<dyn Fn(&str, usize, usize) + Send + Sync>;
+pub type Progress = std::sync::Arc<ProgressFn>;
+pub type ProgressFn = dyn Fn(&str, usize, usize) + Send + Sync;
 
 pub struct RunOptions<'a> {
     pub root: PathBuf,
@@ -45,7 +46,7 @@ pub struct RunOptions<'a> {
     pub fuzzy_limit: usize,
     /// Write the committed artifact (`.codebase-index/`) at this zstd level after indexing.
     pub artifact_level: Option<i32>,
-    pub progress: Option<&'a (dyn Fn(&str, usize, usize) + Send + Sync)>,
+    pub progress: Option<&'a ProgressFn>,
 }
 
 #[derive(Debug, Serialize)]

@@ -3,18 +3,11 @@
 //! line breaks it spanned, so every line keeps its number. What was redacted is reported by
 //! path, line and type, never by value.
 
+pub use crate::model::Redaction;
 use aho_corasick::AhoCorasick;
 use regex::bytes::Regex;
 use std::borrow::Cow;
 use std::sync::OnceLock;
-
-/// One secret taken out of a file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Redaction {
-    /// 1-based line where the secret starts.
-    pub line: u32,
-    pub kind: &'static str,
-}
 
 /// A known secret format: its placeholder type, the pattern, and which group is the secret
 /// (0: the whole match).

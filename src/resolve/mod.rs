@@ -551,3 +551,18 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R 
             .collect()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn scope_query_and_index_pick_file_nodes_by_the_ordinal_bits() {
+        let literal = format!("node_id % {} = 0", 1i64 << crate::ids::ORDINAL_BITS);
+        for sql in [
+            include_str!("../../migrations/0002_call_graph.sql"),
+            include_str!("../../migrations/0003_scope_index.sql"),
+            super::SCOPE_REFS_QUERY,
+        ] {
+            assert!(sql.contains(&literal), "{literal:?} missing from {sql}");
+        }
+    }
+}

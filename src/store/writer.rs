@@ -18,7 +18,7 @@ pub struct FileRecord<'a> {
     pub flags: i64,
     pub content: &'a str,
     /// Secrets taken out of `content`.
-    pub redactions: &'a [crate::index::redact::Redaction],
+    pub redactions: &'a [crate::model::Redaction],
 }
 
 pub const FLAG_TEST: i64 = 1;
