@@ -381,4 +381,29 @@ mod tests {
         let r = repo.pagerank(&[1.0, 0.0, 0.0]);
         assert!(r[1] > 3.0 * r[2], "{r:?}");
     }
+
+    /// What of each skeleton render is loading the graph and PageRank, on a real index from
+    /// `SKELETON_DB` (a database path; the integration test `skeleton::measure_on_a_real_index`
+    /// times the renders); skipped without it. Run in release:
+    /// `SKELETON_DB=/tmp/django.db cargo test --release --lib -- --ignored --nocapture defgraph::`
+    #[test]
+    #[ignore]
+    fn measure_on_a_real_index() {
+        let Ok(db) = std::env::var("SKELETON_DB") else {
+            eprintln!("SKELETON_DB unset: nothing measured");
+            return;
+        };
+        let conn =
+            crate::store::open(std::path::Path::new(&db), crate::store::Mode::ReadOnly).unwrap();
+        let start = std::time::Instant::now();
+        let repo = Repo::load(&conn, None).unwrap();
+        let load = start.elapsed();
+        let start = std::time::Instant::now();
+        repo.pagerank(&vec![1.0; repo.defs.len()]);
+        println!(
+            "of each render: loading the graph {:.0} ms, PageRank {:.0} ms",
+            load.as_secs_f64() * 1e3,
+            start.elapsed().as_secs_f64() * 1e3
+        );
+    }
 }

@@ -864,3 +864,131 @@ fn dropped_text(format: Format, dropped: &[DroppedSymbol]) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::{self, RunOptions};
+    use crate::store::{self, Mode};
+
+    /// The Python part of the integration tests' pack fixture (`tests/it/pack.rs`):
+    /// `checkout` calls `reserve`, `charge`, `Order.total` and `monthly_report`;
+    /// `api.place_order` and a test call `checkout`; `charge` calls `convert`, which calls
+    /// `rate_of`; `reserve` calls `hold`.
+    fn shop() -> (tempfile::TempDir, Connection) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        let huge_body: String = (0..400)
+            .map(|i| format!("    total += line_{i} * rate  # accumulate entry {i}\n"))
+            .collect();
+        let report = format!(
+            "def monthly_report(rate):\n    \"\"\"Every order of the month, summed.\"\"\"\n    total = 0\n{huge_body}    return total\n"
+        );
+        let files = [
+            (
+                "shop/orders.py",
+                "from shop.payments import charge\nfrom shop.stock import reserve\nfrom shop.report import monthly_report\n\n\
+class Order:\n    \"\"\"An order placed by a customer.\"\"\"\n\n    def __init__(self, items):\n        self.items = items\n\n    def total(self):\n        return sum(i.price for i in self.items)\n\n\
+def checkout(order):\n    \"\"\"Reserve the stock, then charge the customer.\"\"\"\n    reserve(order.items)\n    charge(order.total())\n    monthly_report(1)\n    return order\n",
+            ),
+            (
+                "shop/payments.py",
+                "from shop.currency import convert\n\ndef charge(amount, currency=\"EUR\"):\n    \"\"\"Charge a card; the code contains ]]> and <tags> & quotes \\\" on purpose.\"\"\"\n    s = \"]]>\"\n    return convert(amount, currency)\n",
+            ),
+            (
+                "shop/currency.py",
+                "def convert(amount, currency):\n    return amount * rate_of(currency)\n\ndef rate_of(currency):\n    return 1.0\n",
+            ),
+            (
+                "shop/stock.py",
+                "def reserve(items):\n    \"\"\"Hold the items in the warehouse.\"\"\"\n    for i in items:\n        hold(i)\n\ndef hold(item):\n    return item\n",
+            ),
+            ("shop/report.py", report.as_str()),
+            (
+                "shop/api.py",
+                "from shop.orders import checkout, Order\n\ndef place_order(items):\n    return checkout(Order(items))\n",
+            ),
+            (
+                "tests/test_orders.py",
+                "from shop.orders import checkout\n\ndef test_checkout():\n    assert checkout([])\n",
+            ),
+        ];
+        for (path, content) in files {
+            let p = root.join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, content).unwrap();
+        }
+        let db = dir.path().join("index.db");
+        // As `Index::build` runs it with the default options.
+        index::run(&RunOptions {
+            root: root.canonicalize().unwrap(),
+            db: db.clone(),
+            project: "fixture".into(),
+            excludes: Vec::new(),
+            max_file_bytes: crate::IndexOptions::DEFAULT_MAX_FILE_BYTES,
+            include_env: false,
+            jobs: 2,
+            rebuild: false,
+            min_confidence: 0.0,
+            fuzzy_limit: crate::IndexOptions::DEFAULT_FUZZY_LIMIT,
+            artifact_level: None,
+            progress: None,
+        })
+        .unwrap();
+        let conn = store::open(&db, Mode::ReadOnly).unwrap();
+        (dir, conn)
+    }
+
+    /// The candidates' order is what a pack takes first; a pack shows symbols by file and in
+    /// source order, so the order is checked here, on `roots` and `expand`.
+    #[test]
+    fn pack_grows_callees_then_callers_round_by_round() {
+        let (_dir, conn) = shop();
+        let repo = Repo::load(&conn, None).unwrap();
+        let roots = roots(&conn, &repo, &Target::Entry("shop.orders.checkout".into())).unwrap();
+        let order: Vec<(String, String)> = expand(&repo, &roots)
+            .into_iter()
+            .map(|c| {
+                let why = match c.reason {
+                    Reason::Root => "root".to_string(),
+                    Reason::CalleeOf { of, .. } => format!("callee of {of}"),
+                    Reason::CallerOf { of, .. } => format!("caller of {of}"),
+                    Reason::MemberOf { of } => format!("member of {of}"),
+                };
+                (repo.defs[c.def].qualified_name.clone(), why)
+            })
+            .collect();
+        let pos = |qn: &str| {
+            order
+                .iter()
+                .position(|(q, _)| q == qn)
+                .unwrap_or_else(|| panic!("{qn} not a candidate: {order:?}"))
+        };
+        assert_eq!(order[0], ("shop.orders.checkout".into(), "root".into()));
+        // Round 1: callees of the root, then its callers.
+        let callees = [
+            "shop.payments.charge",
+            "shop.stock.reserve",
+            "shop.orders.Order.total",
+        ];
+        for c in callees {
+            assert_eq!(
+                order[pos(c)].1,
+                "callee of shop.orders.checkout",
+                "{order:?}"
+            );
+        }
+        let caller = pos("shop.api.place_order");
+        assert_eq!(order[caller].1, "caller of shop.orders.checkout");
+        assert!(callees.iter().all(|c| pos(c) < caller), "{order:?}");
+        // Round 2: callees of round 1 (charge -> convert, reserve -> hold), after every
+        // caller of round 1, and before their own callers.
+        let convert = pos("shop.currency.convert");
+        assert_eq!(order[convert].1, "callee of shop.payments.charge");
+        assert!(convert > caller && pos("shop.stock.hold") > caller);
+        let test_caller = pos("tests.test_orders.test_checkout");
+        assert_eq!(order[test_caller].1, "caller of shop.orders.checkout");
+        // Round 3 reaches rate_of through convert.
+        assert!(pos("shop.currency.rate_of") > convert);
+    }
+}

@@ -4,10 +4,7 @@
 //! task's rank, its misses and exclusions, for this tool and for the BM25 baseline.
 
 use crate::common::{index, write_tree};
-use codebase_indexer::eval::{self, EvalOptions};
-use codebase_indexer::eval_context::{self, Renderer};
-use codebase_indexer::rank::rank_files;
-use codebase_indexer::tokens::Tokenizer;
+use codebase_indexer::{Error, EvalOptions, Index, Renderer, Task, Tokenizer};
 
 fn project() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -45,8 +42,10 @@ fn project() -> (tempfile::TempDir, std::path::PathBuf) {
 #[test]
 fn code_ranks_before_its_tests_and_docs_and_named_files_come_first() {
     let (_dir, db) = project();
-    let conn = rusqlite::Connection::open(&db).unwrap();
-    let ranked = rank_files(&conn, "The invoice total with tax is wrong", 10).unwrap();
+    let index = Index::open(&db).unwrap();
+    let ranked = index
+        .rank_files("The invoice total with tax is wrong", 10)
+        .unwrap();
     let paths: Vec<&str> = ranked.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(paths[0], "shop/invoice.py", "{ranked:?}");
     assert_eq!(
@@ -59,18 +58,24 @@ fn code_ranks_before_its_tests_and_docs_and_named_files_come_first() {
     assert!(ranked.windows(2).all(|w| w[0].score >= w[1].score));
 
     // Named as code: a path, and an identifier defined in one file.
-    let ranked = rank_files(&conn, "tax is wrong, see shop/currency.py", 3).unwrap();
+    let ranked = index
+        .rank_files("tax is wrong, see shop/currency.py", 3)
+        .unwrap();
     assert_eq!(ranked[0].path, "shop/currency.py", "{ranked:?}");
-    let ranked = rank_files(&conn, "the tax for shipping_cost is wrong", 3).unwrap();
+    let ranked = index
+        .rank_files("the tax for shipping_cost is wrong", 3)
+        .unwrap();
     assert_eq!(ranked[0].path, "shop/shipping.py", "{ranked:?}");
 
-    assert!(rank_files(&conn, "the of a", 3).is_err());
+    let e = index.rank_files("the of a", 3).unwrap_err();
+    assert!(e.to_string().contains("no words"), "{e}");
+    assert!(matches!(e, Error::InvalidArgument { .. }), "{e:?}");
 }
 
 #[test]
 fn eval_reports_ranks_misses_and_exclusions_for_both_systems() {
     let (dir, db) = project();
-    let conn = rusqlite::Connection::open(&db).unwrap();
+    let index = Index::open(&db).unwrap();
     // A hand-made tasks file: one task per line, extra fields ignored, blank lines skipped.
     let file = dir.path().join("tasks.jsonl");
     std::fs::write(
@@ -82,14 +87,14 @@ fn eval_reports_ranks_misses_and_exclusions_for_both_systems() {
 "#,
     )
     .unwrap();
-    let tasks = eval::read_tasks(&file).unwrap();
+    let tasks = Task::read_all(&file).unwrap();
     assert_eq!(tasks.len(), 3);
     assert_eq!(tasks[1].gold_symbols, ["shop/shipping.py::shipping_cost"]);
     let opts = EvalOptions {
         k: vec![1, 3],
         budgets: vec![1_000_000],
     };
-    let report = eval::run(&conn, &tasks, &opts).unwrap();
+    let report = index.eval(&tasks, &opts).unwrap();
     assert_eq!(report.excluded, ["gone"]);
     let parcel = &report.tasks[1];
     assert_eq!(parcel.gold_files, ["shop/shipping.py"]);
@@ -121,7 +126,7 @@ fn eval_reports_ranks_misses_and_exclusions_for_both_systems() {
 #[test]
 fn eval_of_the_map_and_the_pack_reports_gold_files_and_symbols_per_budget() {
     let (dir, db) = project();
-    let conn = rusqlite::Connection::open(&db).unwrap();
+    let index = Index::open(&db).unwrap();
     let file = dir.path().join("tasks.jsonl");
     std::fs::write(
         &file,
@@ -131,10 +136,11 @@ fn eval_of_the_map_and_the_pack_reports_gold_files_and_symbols_per_budget() {
 "#,
     )
     .unwrap();
-    let tasks = eval::read_tasks(&file).unwrap();
+    let tasks = Task::read_all(&file).unwrap();
     for mode in [Renderer::Map, Renderer::Pack] {
-        let report =
-            eval_context::run(&conn, &tasks, mode, &[100, 2000], Tokenizer::O200k).unwrap();
+        let report = index
+            .eval_context(&tasks, mode, &[100, 2000], Tokenizer::O200k)
+            .unwrap();
         assert_eq!(report.excluded, ["gone"], "{mode:?}");
         let tax = &report.tasks[0];
         assert_eq!(tax.gold_symbols, ["shop.invoice.Invoice.total_with_tax"]);

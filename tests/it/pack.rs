@@ -5,11 +5,10 @@
 
 use crate::common::lab::Rng;
 use crate::common::{index, write_tree};
-use codebase_indexer::graph::Repo;
-use codebase_indexer::pack::{self, Format, Reason, Rendering, Target};
-use codebase_indexer::repomap;
-use codebase_indexer::tokens::Tokenizer;
-use rusqlite::Connection;
+use codebase_indexer::{
+    Error, Index, MapFormat, MapOptions, Pack, PackFormat as Format, PackOptions,
+    PackTarget as Target, Rendering, RepoMap, Tokenizer,
+};
 
 /// `shop/orders.py` is the hub: `checkout` calls `reserve` and `charge`, `api.place_order`
 /// calls `checkout`, `charge` calls `convert`. `report.py` holds a function far larger than
@@ -80,22 +79,24 @@ def checkout(order):\n    \"\"\"Reserve the stock, then charge the customer.\"\"
     (dir, db)
 }
 
-fn pack_of(conn: &Connection, target: Target, budget: usize, format: Format) -> pack::Pack {
-    pack::build(
-        conn,
-        &pack::Options {
+fn open(db: &std::path::Path) -> Index {
+    Index::open(db).unwrap()
+}
+
+fn pack_of(index: &Index, target: Target, budget: usize, format: Format) -> Pack {
+    index
+        .pack(&PackOptions {
             target,
             budget,
             signatures_only: false,
             format,
             tokenizer: Tokenizer::O200k,
             show_dropped: true,
-        },
-    )
-    .unwrap()
+        })
+        .unwrap()
 }
 
-fn symbols(p: &pack::Pack) -> Vec<(String, Rendering)> {
+fn symbols(p: &Pack) -> Vec<(String, Rendering)> {
     p.files
         .iter()
         .flat_map(|f| f.symbols.iter())
@@ -103,64 +104,17 @@ fn symbols(p: &pack::Pack) -> Vec<(String, Rendering)> {
         .collect()
 }
 
-#[test]
-fn pack_grows_callees_then_callers_round_by_round() {
-    let (_dir, db) = project();
-    let conn = Connection::open(&db).unwrap();
-    let repo = Repo::load(&conn, None).unwrap();
-    let roots = pack::roots(&conn, &repo, &Target::Entry("shop.orders.checkout".into())).unwrap();
-    let order: Vec<(String, String)> = pack::expand(&repo, &roots)
-        .into_iter()
-        .map(|c| {
-            let why = match c.reason {
-                Reason::Root => "root".to_string(),
-                Reason::CalleeOf { of, .. } => format!("callee of {of}"),
-                Reason::CallerOf { of, .. } => format!("caller of {of}"),
-                Reason::MemberOf { of } => format!("member of {of}"),
-            };
-            (repo.defs[c.def].qualified_name.clone(), why)
-        })
-        .collect();
-    let pos = |qn: &str| {
-        order
-            .iter()
-            .position(|(q, _)| q == qn)
-            .unwrap_or_else(|| panic!("{qn} not a candidate: {order:?}"))
-    };
-    assert_eq!(order[0], ("shop.orders.checkout".into(), "root".into()));
-    // Round 1: callees of the root, then its callers.
-    let callees = [
-        "shop.payments.charge",
-        "shop.stock.reserve",
-        "shop.orders.Order.total",
-    ];
-    for c in callees {
-        assert_eq!(
-            order[pos(c)].1,
-            "callee of shop.orders.checkout",
-            "{order:?}"
-        );
-    }
-    let caller = pos("shop.api.place_order");
-    assert_eq!(order[caller].1, "caller of shop.orders.checkout");
-    assert!(callees.iter().all(|c| pos(c) < caller), "{order:?}");
-    // Round 2: callees of round 1 (charge -> convert, reserve -> hold), after every caller
-    // of round 1, and before their own callers.
-    let convert = pos("shop.currency.convert");
-    assert_eq!(order[convert].1, "callee of shop.payments.charge");
-    assert!(convert > caller && pos("shop.stock.hold") > caller);
-    let test_caller = pos("tests.test_orders.test_checkout");
-    assert_eq!(order[test_caller].1, "caller of shop.orders.checkout");
-    // Round 3 reaches rate_of through convert.
-    assert!(pos("shop.currency.rate_of") > convert);
-}
+// The order the pack considers its candidates in (callees, then callers, round by round) is
+// not visible in a pack, which groups its symbols by file and lists each file's in source
+// order: it is tested on the candidates themselves, in the unit test
+// `context::pack::tests::pack_grows_callees_then_callers_round_by_round`.
 
 #[test]
 fn pack_skips_what_does_not_fit_without_cutting_it_and_says_so() {
     let (_dir, db) = project();
-    let conn = Connection::open(&db).unwrap();
+    let index = open(&db);
     let p = pack_of(
-        &conn,
+        &index,
         Target::Entry("shop.orders.checkout".into()),
         1100,
         Format::Markdown,
@@ -221,9 +175,9 @@ fn pack_skips_what_does_not_fit_without_cutting_it_and_says_so() {
 #[test]
 fn a_root_too_large_in_full_is_shown_as_its_signature() {
     let (_dir, db) = project();
-    let conn = Connection::open(&db).unwrap();
+    let index = open(&db);
     let p = pack_of(
-        &conn,
+        &index,
         Target::Entry("shop.report.monthly_report".into()),
         300,
         Format::Markdown,
@@ -248,9 +202,9 @@ fn a_root_too_large_in_full_is_shown_as_its_signature() {
 #[test]
 fn a_file_entry_packs_its_top_level_definitions() {
     let (_dir, db) = project();
-    let conn = Connection::open(&db).unwrap();
+    let index = open(&db);
     let p = pack_of(
-        &conn,
+        &index,
         Target::Entry("shop/orders.py".into()),
         4000,
         Format::Markdown,
@@ -269,9 +223,9 @@ fn a_file_entry_packs_its_top_level_definitions() {
 #[test]
 fn query_packs_start_from_several_hits() {
     let (_dir, db) = project();
-    let conn = Connection::open(&db).unwrap();
+    let index = open(&db);
     let p = pack_of(
-        &conn,
+        &index,
         Target::Query("Charging a card converts the currency twice".into()),
         3000,
         Format::Markdown,
@@ -291,22 +245,23 @@ fn query_packs_start_from_several_hits() {
 #[test]
 fn unknown_entries_and_queries_matching_nothing_are_errors() {
     let (_dir, db) = project();
-    let conn = Connection::open(&db).unwrap();
+    let index = open(&db);
     let build = |target| {
-        pack::build(
-            &conn,
-            &pack::Options {
-                target,
-                budget: 2000,
-                signatures_only: false,
-                format: Format::Markdown,
-                tokenizer: Tokenizer::O200k,
-                show_dropped: false,
-            },
-        )
+        index.pack(&PackOptions {
+            target,
+            budget: 2000,
+            signatures_only: false,
+            format: Format::Markdown,
+            tokenizer: Tokenizer::O200k,
+            show_dropped: false,
+        })
     };
     let e = build(Target::Entry("no.such.thing".into())).unwrap_err();
     assert!(e.to_string().contains("nothing named"), "{e}");
+    assert!(
+        matches!(e, Error::NotFound { ref name } if name == "no.such.thing"),
+        "{e:?}"
+    );
     let e = build(Target::Query("zzyzx qwertyuiop".into())).unwrap_err();
     assert!(
         e.to_string().contains("nothing in the index matches"),
@@ -314,24 +269,23 @@ fn unknown_entries_and_queries_matching_nothing_are_errors() {
     );
     let e = build(Target::Query("?? !!".into())).unwrap_err();
     assert!(e.to_string().contains("no words"), "{e}");
+    assert!(matches!(e, Error::InvalidArgument { .. }), "{e:?}");
 }
 
 #[test]
 fn signatures_only_keeps_roots_whole() {
     let (_dir, db) = project();
-    let conn = Connection::open(&db).unwrap();
-    let p = pack::build(
-        &conn,
-        &pack::Options {
+    let index = open(&db);
+    let p = index
+        .pack(&PackOptions {
             target: Target::Entry("shop.orders.checkout".into()),
             budget: 4000,
             signatures_only: true,
             format: Format::Markdown,
             tokenizer: Tokenizer::O200k,
             show_dropped: false,
-        },
-    )
-    .unwrap();
+        })
+        .unwrap();
     let got = symbols(&p);
     assert!(got.contains(&("shop.orders.checkout".into(), Rendering::Full)));
     assert!(got.contains(&("shop.payments.charge".into(), Rendering::Signature)));
@@ -344,9 +298,9 @@ fn signatures_only_keeps_roots_whole() {
 #[test]
 fn xml_escapes_and_splits_cdata_and_json_follows_the_schema() {
     let (_dir, db) = project();
-    let conn = Connection::open(&db).unwrap();
+    let index = open(&db);
     let x = pack_of(
-        &conn,
+        &index,
         Target::Entry("shop.payments.charge".into()),
         2000,
         Format::Xml,
@@ -371,7 +325,7 @@ fn xml_escapes_and_splits_cdata_and_json_follows_the_schema() {
     assert_eq!(symbol.attribute("rendering"), Some("full"));
 
     let j = pack_of(
-        &conn,
+        &index,
         Target::Entry("shop.payments.charge".into()),
         2000,
         Format::Json,
@@ -392,8 +346,20 @@ fn xml_escapes_and_splits_cdata_and_json_follows_the_schema() {
 #[test]
 fn budgets_are_never_exceeded_and_counts_are_tiktokens() {
     let (_dir, db) = project();
-    let conn = Connection::open(&db).unwrap();
-    let repo = Repo::load(&conn, None).unwrap();
+    let index = open(&db);
+    // Every definition (file nodes included) with its file, for random targets.
+    let defs: Vec<(String, String)> = {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let mut q = conn
+            .prepare(
+                "SELECT n.qualified_name, f.path FROM nodes n JOIN files f ON f.id = n.file_id \
+                 ORDER BY f.path, n.start_byte, n.id",
+            )
+            .unwrap();
+        let rows = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+        rows.map(Result::unwrap).collect()
+    };
+    assert!(defs.len() > 20, "{defs:?}");
     let mut rng = Rng::new("PACK_SEED", 7);
     let words = [
         "order", "charge", "price", "ledger", "serve", "tax", "report", "items",
@@ -406,17 +372,17 @@ fn budgets_are_never_exceeded_and_counts_are_tiktokens() {
             Tokenizer::Cl100k
         };
         let format = [Format::Markdown, Format::Xml, Format::Json][round % 3];
-        let def = &repo.defs[(rng.next() * repo.defs.len() as f64) as usize];
+        let (qualified_name, path) = &defs[(rng.next() * defs.len() as f64) as usize];
         let target = match round % 3 {
-            0 => Target::Entry(def.qualified_name.clone()),
-            1 => Target::Entry(repo.files[def.file].path.clone()),
+            0 => Target::Entry(qualified_name.clone()),
+            1 => Target::Entry(path.clone()),
             _ => Target::Query(format!(
                 "{} {}",
                 words[(rng.next() * 8.0) as usize],
                 words[(rng.next() * 8.0) as usize]
             )),
         };
-        let opts = pack::Options {
+        let opts = PackOptions {
             target: target.clone(),
             budget,
             signatures_only: rng.next() < 0.3,
@@ -424,7 +390,7 @@ fn budgets_are_never_exceeded_and_counts_are_tiktokens() {
             tokenizer,
             show_dropped: rng.next() < 0.5,
         };
-        match pack::build(&conn, &opts) {
+        match index.pack(&opts) {
             Ok(p) => {
                 let n = tokenizer.count(&p.text);
                 assert_eq!(p.account.tokens, n, "{target:?} {format:?}");
@@ -432,20 +398,20 @@ fn budgets_are_never_exceeded_and_counts_are_tiktokens() {
             }
             Err(e) => assert!(e.to_string().contains("cannot hold"), "{target:?}: {e}"),
         }
-        let focus = vec![def.qualified_name.clone()];
-        let mopts = repomap::Options {
+        let focus = vec![qualified_name.clone()];
+        let mopts = MapOptions {
             budget,
             focus: if round % 2 == 0 { focus } else { Vec::new() },
             query: (round % 3 == 0).then(|| words[round % 8].to_string()),
             format: if round % 4 == 0 {
-                repomap::Format::Json
+                MapFormat::Json
             } else {
-                repomap::Format::Text
+                MapFormat::Text
             },
             tokenizer,
             show_dropped: round % 5 == 0,
         };
-        match repomap::render(&conn, &mopts) {
+        match index.map(&mopts) {
             Ok(m) => {
                 let n = tokenizer.count(&m.text);
                 assert_eq!(m.account.tokens, n);
@@ -459,26 +425,24 @@ fn budgets_are_never_exceeded_and_counts_are_tiktokens() {
 #[test]
 fn map_ranks_the_hub_first_fills_the_budget_and_follows_the_focus() {
     let (_dir, db) = project();
-    let conn = Connection::open(&db).unwrap();
+    let index = open(&db);
     let render = |budget, focus: Vec<String>, query: Option<&str>| {
-        repomap::render(
-            &conn,
-            &repomap::Options {
+        index
+            .map(&MapOptions {
                 budget,
                 focus,
                 query: query.map(str::to_string),
-                format: repomap::Format::Text,
+                format: MapFormat::Text,
                 tokenizer: Tokenizer::O200k,
                 show_dropped: false,
-            },
-        )
-        .unwrap()
+            })
+            .unwrap()
     };
     let m = render(4000, Vec::new(), None);
     // Everything fits in 4,000 tokens: all definitions, none dropped.
     assert_eq!(m.account.dropped, 0, "{}", m.text);
     // Heavily called code outranks what nobody calls; tests come late.
-    let pos = |m: &repomap::RepoMap, qn: &str| {
+    let pos = |m: &RepoMap, qn: &str| {
         m.entries
             .iter()
             .position(|e| e.qualified_name == qn)

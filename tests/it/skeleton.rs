@@ -4,9 +4,10 @@
 //! account, the budget held for every budget, and which files go first when some must.
 
 use crate::common::{index, write_tree};
-use codebase_indexer::skeleton::{self, Mode, Options, Skeleton};
-use codebase_indexer::tokens::Tokenizer;
-use rusqlite::Connection;
+use clap::ValueEnum;
+use codebase_indexer::{
+    Index, Skeleton, SkeletonMode as Mode, SkeletonOptions as Options, Tokenizer,
+};
 
 const FILES: &[(&str, &str)] = &[
     (
@@ -192,14 +193,14 @@ pub fn entry<'a>(cents: i64, _note: &'a str) -> Entry {
     ("README.md", "# Shop\n\nPayments, refunds and a ledger.\n"),
 ];
 
-fn project() -> (tempfile::TempDir, Connection) {
+fn project() -> (tempfile::TempDir, Index) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("repo");
     write_tree(&root, FILES);
     let db = dir.path().join("index.db");
     index(&root, &db);
-    let conn = Connection::open(&db).unwrap();
-    (dir, conn)
+    let index = Index::open(&db).unwrap();
+    (dir, index)
 }
 
 fn opts(mode: Mode, budget: usize) -> Options {
@@ -212,8 +213,10 @@ fn opts(mode: Mode, budget: usize) -> Options {
     }
 }
 
-fn run(conn: &Connection, o: &Options) -> Skeleton {
-    skeleton::render(conn, o).unwrap_or_else(|e| panic!("{:?} at {}: {e:#}", o.mode, o.budget))
+fn run(index: &Index, o: &Options) -> Skeleton {
+    index
+        .skeleton(o)
+        .unwrap_or_else(|e| panic!("{:?} at {}: {e:#}", o.mode, o.budget))
 }
 
 /// The lines of `text` from `### path` to the next blank line.
@@ -244,8 +247,8 @@ fn line_of<'t>(text: &'t str, start: &str) -> &'t str {
 
 #[test]
 fn skeleton_shows_imports_indented_members_and_qualified_names() {
-    let (_dir, conn) = project();
-    let s = run(&conn, &opts(Mode::Skeleton, 100_000));
+    let (_dir, index) = project();
+    let s = run(&index, &opts(Mode::Skeleton, 100_000));
     let text = &s.text;
     assert_eq!(s.mode, Mode::Skeleton);
     let first = text.lines().next().unwrap();
@@ -334,9 +337,9 @@ fn skeleton_shows_imports_indented_members_and_qualified_names() {
 
 #[test]
 fn compact_drops_private_names_defaults_decorators_and_imports() {
-    let (_dir, conn) = project();
-    let full = run(&conn, &opts(Mode::Skeleton, 100_000));
-    let c = run(&conn, &opts(Mode::Compact, 100_000));
+    let (_dir, index) = project();
+    let full = run(&index, &opts(Mode::Skeleton, 100_000));
+    let c = run(&index, &opts(Mode::Compact, 100_000));
     let text = &c.text;
     assert_eq!(c.mode, Mode::Compact);
     assert!(
@@ -423,8 +426,8 @@ fn compact_drops_private_names_defaults_decorators_and_imports() {
 
 #[test]
 fn summary_counts_kinds_and_names_the_most_important() {
-    let (_dir, conn) = project();
-    let s = run(&conn, &opts(Mode::Summary, 100_000));
+    let (_dir, index) = project();
+    let s = run(&index, &opts(Mode::Summary, 100_000));
     let text = &s.text;
     assert_eq!(s.mode, Mode::Summary);
     let service = line_of(text, "shop/service.py: ");
@@ -458,14 +461,14 @@ fn summary_counts_kinds_and_names_the_most_important() {
     assert!(models.contains("Payment.label"), "{models}");
     assert!(!text.contains("shop/__init__.py") && !text.contains("go.mod"));
     assert_eq!(text.lines().count(), 1 + 10);
-    let full = run(&conn, &opts(Mode::Skeleton, 100_000));
+    let full = run(&index, &opts(Mode::Skeleton, 100_000));
     assert!(s.account.tokens < full.account.tokens / 2);
 }
 
 #[test]
 fn deps_lists_the_files_each_file_imports() {
-    let (_dir, conn) = project();
-    let s = run(&conn, &opts(Mode::Deps, 100_000));
+    let (_dir, index) = project();
+    let s = run(&index, &opts(Mode::Deps, 100_000));
     let lines: Vec<&str> = s.text.lines().skip(1).collect();
     assert_eq!(s.mode, Mode::Deps);
     for want in [
@@ -492,8 +495,8 @@ fn deps_lists_the_files_each_file_imports() {
 
 #[test]
 fn auto_picks_the_richest_mode_that_fits_whole() {
-    let (_dir, conn) = project();
-    let size = |mode| run(&conn, &opts(mode, 100_000)).account.tokens;
+    let (_dir, index) = project();
+    let size = |mode| run(&index, &opts(mode, 100_000)).account.tokens;
     let (skeleton, compact, summary) = (
         size(Mode::Skeleton),
         size(Mode::Compact),
@@ -514,7 +517,7 @@ fn auto_picks_the_richest_mode_that_fits_whole() {
         (summary - 20, Mode::Summary, true),
         (80, Mode::Summary, true),
     ] {
-        let s = run(&conn, &opts(Mode::Auto, budget));
+        let s = run(&index, &opts(Mode::Auto, budget));
         assert_eq!(s.mode, want, "budget {budget}:\n{}", s.text);
         assert_eq!(
             !s.dropped_files.is_empty(),
@@ -534,10 +537,10 @@ fn auto_picks_the_richest_mode_that_fits_whole() {
 
 #[test]
 fn path_prefix_keeps_only_the_files_under_it() {
-    let (_dir, conn) = project();
+    let (_dir, index) = project();
     let mut o = opts(Mode::Skeleton, 100_000);
     o.path_prefix = Some("shop/".into());
-    let s = run(&conn, &o);
+    let s = run(&index, &o);
     assert_eq!(
         headers(&s.text),
         ["shop/models.py", "shop/orphan.py", "shop/service.py"]
@@ -549,20 +552,20 @@ fn path_prefix_keeps_only_the_files_under_it() {
         s.text
     );
     o.mode = Mode::Deps;
-    let deps = run(&conn, &o);
+    let deps = run(&index, &o);
     assert!(
         deps.text.lines().skip(1).all(|l| l.starts_with("shop/")),
         "{}",
         deps.text
     );
     o.path_prefix = Some("nowhere/".into());
-    let err = skeleton::render(&conn, &o).unwrap_err().to_string();
+    let err = index.skeleton(&o).unwrap_err().to_string();
     assert!(err.contains("nowhere/"), "{err}");
 }
 
 #[test]
 fn the_account_states_the_exact_tokens_of_the_text_for_both_tokenizers() {
-    let (_dir, conn) = project();
+    let (_dir, index) = project();
     for tokenizer in [Tokenizer::O200k, Tokenizer::Cl100k] {
         for mode in [
             Mode::Auto,
@@ -575,7 +578,7 @@ fn the_account_states_the_exact_tokens_of_the_text_for_both_tokenizers() {
                 let mut o = opts(mode, budget);
                 o.tokenizer = tokenizer;
                 o.show_dropped = true;
-                let s = run(&conn, &o);
+                let s = run(&index, &o);
                 assert_eq!(
                     s.account.tokens,
                     tokenizer.count(&s.text),
@@ -599,7 +602,7 @@ fn the_account_states_the_exact_tokens_of_the_text_for_both_tokenizers() {
 
 #[test]
 fn no_budget_is_ever_exceeded_and_files_come_whole() {
-    let (_dir, conn) = project();
+    let (_dir, index) = project();
     let modes = [
         Mode::Auto,
         Mode::Skeleton,
@@ -608,13 +611,13 @@ fn no_budget_is_ever_exceeded_and_files_come_whole() {
         Mode::Deps,
     ];
     for mode in modes {
-        let full = run(&conn, &opts(mode, 100_000));
+        let full = run(&index, &opts(mode, 100_000));
         let items = full.account.included;
         let mut fitted_once = false;
         for budget in (20..=2000).step_by(7) {
             let mut o = opts(mode, budget);
             o.show_dropped = budget % 2 == 0;
-            let s = match skeleton::render(&conn, &o) {
+            let s = match index.skeleton(&o) {
                 Ok(s) => s,
                 Err(e) => {
                     assert!(
@@ -644,7 +647,7 @@ fn no_budget_is_ever_exceeded_and_files_come_whole() {
                 );
             }
             // Every block shown is the block of the unlimited rendering of that mode.
-            let whole = run(&conn, &opts(s.mode, 100_000));
+            let whole = run(&index, &opts(s.mode, 100_000));
             let body = |t: &str| {
                 t.lines()
                     .skip(1)
@@ -693,13 +696,13 @@ fn no_budget_is_ever_exceeded_and_files_come_whole() {
 
 #[test]
 fn the_lowest_ranked_files_are_dropped_first_and_reported() {
-    let (_dir, conn) = project();
+    let (_dir, index) = project();
     // Ranked by what references them: models.py is imported by every other Python file, the
     // orphan by none; the test file restarts less.
     // At the least budget that renders at all, every file is dropped: all of them in rank
     // order, the best first.
     let least = (20..200)
-        .find_map(|b| skeleton::render(&conn, &opts(Mode::Summary, b)).ok())
+        .find_map(|b| index.skeleton(&opts(Mode::Summary, b)).ok())
         .unwrap();
     let ranked = &least.dropped_files;
     assert_eq!(least.account.included, 0);
@@ -711,7 +714,7 @@ fn the_lowest_ranked_files_are_dropped_first_and_reported() {
 
     let mut o = opts(Mode::Summary, 75);
     o.show_dropped = true;
-    let s = run(&conn, &o);
+    let s = run(&index, &o);
     assert!(s.dropped_files.contains(&"shop/orphan.py".to_string()));
     // Dropped files keep their rank order, worst last.
     let order: Vec<usize> = s.dropped_files.iter().map(|d| pos(d)).collect();
@@ -729,7 +732,7 @@ fn the_lowest_ranked_files_are_dropped_first_and_reported() {
 
     // One token short of everything: what goes is among the lowest-ranked, never models.py.
     for mode in [Mode::Skeleton, Mode::Compact, Mode::Summary] {
-        let at = |budget| run(&conn, &opts(mode, budget));
+        let at = |budget| run(&index, &opts(mode, budget));
         let mut least = at(100_000).account.tokens;
         while at(least - 1).dropped_files.is_empty() {
             least -= 1;
@@ -748,7 +751,7 @@ fn the_lowest_ranked_files_are_dropped_first_and_reported() {
     for budget in [70, 120, 200] {
         let mut o = opts(Mode::Skeleton, budget);
         o.show_dropped = true;
-        let s = run(&conn, &o);
+        let s = run(&index, &o);
         let last = s.text.lines().last().unwrap();
         let listed = last.trim_start_matches("# dropped (worst last): ");
         if !listed.ends_with("no room to list them") {
@@ -761,25 +764,24 @@ fn the_lowest_ranked_files_are_dropped_first_and_reported() {
 
 #[test]
 fn a_budget_too_small_for_the_account_line_is_an_error() {
-    let (_dir, conn) = project();
+    let (_dir, index) = project();
     for mode in [Mode::Auto, Mode::Skeleton, Mode::Summary] {
-        let err = skeleton::render(&conn, &opts(mode, 10))
-            .unwrap_err()
-            .to_string();
+        let err = index.skeleton(&opts(mode, 10)).unwrap_err().to_string();
         assert!(
             err.contains("too small") && err.contains("at least"),
             "{err}"
         );
     }
-    assert!(Mode::parse("outline").is_err());
-    assert_eq!(Mode::parse("compact").unwrap(), Mode::Compact);
+    // Modes parse as the command line parses them.
+    assert!(Mode::from_str("outline", false).is_err());
+    assert_eq!(Mode::from_str("compact", false).unwrap(), Mode::Compact);
     assert_eq!(Mode::Deps.as_str(), "deps");
 }
 
 #[test]
 fn renders_are_deterministic() {
-    let (dir, conn) = project();
-    let again = Connection::open(dir.path().join("index.db")).unwrap();
+    let (dir, index) = project();
+    let again = Index::open(dir.path().join("index.db")).unwrap();
     for mode in [
         Mode::Auto,
         Mode::Skeleton,
@@ -790,7 +792,7 @@ fn renders_are_deterministic() {
         for budget in [90, 300, 100_000] {
             let mut o = opts(mode, budget);
             o.show_dropped = true;
-            let a = run(&conn, &o);
+            let a = run(&index, &o);
             let b = run(&again, &o);
             assert_eq!(a.text, b.text, "{mode:?} {budget}");
             assert_eq!(a.dropped_files, b.dropped_files);
@@ -800,7 +802,7 @@ fn renders_are_deterministic() {
 
 /// Token counts per mode and render times on a real index, from `SKELETON_DB` (a database
 /// path); skipped without it. Run in release:
-/// `SKELETON_DB=/tmp/django.db cargo test --release --test skeleton -- --ignored --nocapture`
+/// `SKELETON_DB=/tmp/django.db cargo test --release --test it -- --ignored --nocapture skeleton::`
 #[test]
 #[ignore]
 fn measure_on_a_real_index() {
@@ -808,8 +810,8 @@ fn measure_on_a_real_index() {
         eprintln!("SKELETON_DB unset: nothing measured");
         return;
     };
-    let conn = Connection::open(db).unwrap();
-    let full = |mode| run(&conn, &opts(mode, 1 << 40));
+    let index = Index::open(db).unwrap();
+    let full = |mode| run(&index, &opts(mode, 1 << 40));
     let skeleton = full(Mode::Skeleton);
     let base = skeleton.account.tokens as f64;
     println!(
@@ -826,16 +828,8 @@ fn measure_on_a_real_index() {
             s.account.included
         );
     }
-    let start = std::time::Instant::now();
-    let repo = codebase_indexer::graph::Repo::load(&conn, None).unwrap();
-    let load = start.elapsed();
-    let start = std::time::Instant::now();
-    repo.pagerank(&vec![1.0; repo.defs.len()]);
-    println!(
-        "of each render: loading the graph {:.0} ms, PageRank {:.0} ms",
-        load.as_secs_f64() * 1e3,
-        start.elapsed().as_secs_f64() * 1e3
-    );
+    // What of each render is loading the graph and PageRank: the ignored unit test
+    // `context::defgraph::tests::measure_on_a_real_index` (same SKELETON_DB).
     for budget in [1_000, 4_000, 16_000] {
         for mode in [
             Mode::Auto,
@@ -851,7 +845,7 @@ fn measure_on_a_real_index() {
             let mut s = None;
             for _ in 0..3 {
                 let start = std::time::Instant::now();
-                s = Some(run(&conn, &o));
+                s = Some(run(&index, &o));
                 best = best.min(start.elapsed().as_secs_f64() * 1e3);
             }
             let s = s.unwrap();
