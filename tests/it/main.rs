@@ -10,6 +10,7 @@ mod cli;
 mod concurrency;
 mod crash;
 mod eval;
+mod facade;
 mod graph_c;
 mod graph_cpp;
 mod graph_csharp;
