@@ -45,8 +45,8 @@ pub struct IndexOptions {
 }
 
 impl IndexOptions {
-    pub const DEFAULT_MAX_FILE_BYTES: u64 = 1 << 20;
-    pub const DEFAULT_FUZZY_LIMIT: usize = 5;
+    pub const DEFAULT_MAX_FILE_BYTES: u64 = index::DEFAULT_MAX_FILE_BYTES;
+    pub const DEFAULT_FUZZY_LIMIT: usize = index::DEFAULT_FUZZY_LIMIT;
     pub const DEFAULT_COMPRESSION_LEVEL: i32 = artifact::DEFAULT_LEVEL;
     /// Byte offsets are stored as 32-bit values; no source file comes near this.
     const MAX_FILE_BYTES_LIMIT: u64 = 1 << 30;

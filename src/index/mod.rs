@@ -3,6 +3,8 @@
 //! renames it into place; later runs update the existing database incrementally in a single
 //! transaction. Either way a killed run leaves the previous good database.
 
+#[cfg(test)]
+mod hostile_input;
 pub mod redact;
 pub mod walk;
 
@@ -28,6 +30,12 @@ use walk::{Candidate, ContentClass, SkipReason, Skipped, WalkOptions};
 /// stages start.
 pub type Progress = std::sync::Arc<ProgressFn>;
 pub type ProgressFn = dyn Fn(&str, usize, usize) + Send + Sync;
+
+/// Files larger than this are skipped, unless a run says otherwise.
+pub(crate) const DEFAULT_MAX_FILE_BYTES: u64 = 1 << 20;
+/// Resolution guesses a name shared by at most this many definitions, unless a run says
+/// otherwise.
+pub(crate) const DEFAULT_FUZZY_LIMIT: usize = 5;
 
 pub struct RunOptions<'a> {
     pub root: PathBuf,

@@ -20,7 +20,7 @@ const MAX_NAME_CHARS: usize = 200;
 /// Longest qualified name kept: nesting multiplies even short names.
 const MAX_QUALIFIED_CHARS: usize = 1000;
 /// Time allowed to extract one file: a base plus a per-byte share (about 7 s for 1 MiB, some
-/// 30 times what real code needs).
+/// 30 times what real code needs). See [`file_budget`].
 const FILE_BUDGET_BASE: Duration = Duration::from_secs(2);
 const FILE_BUDGET_PER_BYTE: Duration = Duration::from_micros(5);
 /// Nodes nested deeper than this are not visited: nothing real is defined that deep, and
@@ -54,7 +54,7 @@ pub fn extract(lang: &'static Language, path: &str, text: &str) -> FileExtract {
         &with_newline
     };
     // Parsing and walking share one time budget: a file must never stall the run.
-    let deadline = Instant::now() + FILE_BUDGET_BASE + FILE_BUDGET_PER_BYTE * src.len() as u32;
+    let deadline = Instant::now() + file_budget(src.len());
     let tree = PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
         let idx = match parsers.iter().position(|(name, _)| *name == lang.name) {
@@ -109,6 +109,11 @@ pub fn extract(lang: &'static Language, path: &str, text: &str) -> FileExtract {
     out
 }
 
+/// The time a file of `len` bytes gets to be parsed and walked before it is given up.
+pub(crate) fn file_budget(len: usize) -> Duration {
+    FILE_BUDGET_BASE + FILE_BUDGET_PER_BYTE * len as u32
+}
+
 /// A file that no grammar parses: only its file node.
 pub fn file_only(path: &str, src: &str) -> FileExtract {
     FileExtract {
@@ -118,7 +123,7 @@ pub fn file_only(path: &str, src: &str) -> FileExtract {
 }
 
 /// Parses `src`, giving up at `deadline`: error recovery on hostile input can take very long.
-fn parse_with_deadline(
+pub(crate) fn parse_with_deadline(
     parser: &mut Parser,
     src: &str,
     deadline: Instant,

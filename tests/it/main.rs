@@ -22,7 +22,6 @@ mod graph_kotlin;
 mod graph_other;
 mod graph_python;
 mod graph_rust;
-// mod hostile_input;
 mod index_pipeline;
 mod lang_bash;
 mod lang_c;

@@ -5,28 +5,31 @@
 //! so resolution and the SQLite writer see them too. Every case checks invariants of what
 //! came out, not only that something came out.
 //!
+//! Unit tests of the indexing stage rather than integration tests: each extraction is judged
+//! against the extractor's time budget and against tree-sitter's own parse time of the text
+//! its grammar is given (Bash's is masked), its text is redacted as the indexer does, and
+//! each index run is checked against the walk's classification of content; the public API
+//! shows none of these. `cargo test --lib hostile_input` runs them.
+//!
 //! `HOSTILE_ITERATIONS=N` sets the random and mutated cases per language (long runs);
 //! `HOSTILE_HEAVY=1` adds 50 MB files of millions of statements or operands (some 10 GB of
 //! memory each, for tree-sitter's syntax tree); `HOSTILE_SEED=S` changes the inputs. A
-//! failing case names its seed, and its input is saved under the cargo target's tmp folder
-//! (`hostile-input-failures/`); a case that kills
-//! the process (a crash in a grammar's C code, a stack overflow) is named by its thread in
-//! the abort message and leaves its input in `hostile-input-last/<language>`.
+//! failing case names its seed, and its input is saved under the system's temporary folder
+//! (`codebase-indexer-hostile-input/failures/`); a case that kills the process (a crash in a
+//! grammar's C code, a stack overflow) is named by its thread in the abort message and
+//! leaves its input in `codebase-indexer-hostile-input/last/<language>`.
 
-#[path = "hostile_input/deep.rs"]
 mod deep;
-#[path = "hostile_input/seeds.rs"]
 mod seeds;
 
-use codebase_indexer::extract::{extract, MAX_NODES_PER_FILE};
-use codebase_indexer::IndexSummary;
-use codebase_indexer::lang::{self, Language};
-use codebase_indexer::{FileExtract, NodeKind, RefKind};
-use codebase_indexer::redact::redact;
-use codebase_indexer::walk::{classify_content, ContentClass};
+use super::redact::redact;
+use super::walk::{classify_content, ContentClass};
+use super::{IndexSummary, RunOptions, DEFAULT_FUZZY_LIMIT, DEFAULT_MAX_FILE_BYTES};
+use crate::lang::extract::{extract, file_budget, parse_with_deadline, MAX_NODES_PER_FILE};
+use crate::lang::{self, Language};
+use crate::model::{FileExtract, NodeKind, RefKind};
 use std::collections::BTreeMap;
-use std::ops::ControlFlow;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -50,9 +53,6 @@ const INDEXED_DEEP_STRIDE: usize = 4;
 const DEFAULT_SEED: u64 = 0x5eed_1dea_c0de_f00d;
 /// Mutants are capped: large inputs are the deep and 50 MB cases' business.
 const MAX_MUTANT_BYTES: usize = 64 << 10;
-/// The extractor's own limit: a file's parse and walk get 2 s plus 5 µs per byte.
-const FILE_BUDGET_BASE: Duration = Duration::from_secs(2);
-const FILE_BUDGET_PER_BYTE: Duration = Duration::from_micros(5);
 /// Extraction stores names, signatures and references at most this many times the size of
 /// the file (plus a constant): anything growing faster than the input is a blow-up.
 const MAX_GROWTH: usize = 64;
@@ -794,7 +794,7 @@ fn check_index(summary: &IndexSummary, db: &Path, files: &[ProjectFile], lang: &
             );
             // Only a file slow to extract on its own may be given up in a run.
             assert!(
-                f.timed_out || f.took >= budget(f.bytes.len()) / 8,
+                f.timed_out || f.took >= file_budget(f.bytes.len()) / 8,
                 "{}: given up by the index run, extracted alone in {:?}",
                 f.path,
                 f.took
@@ -897,32 +897,20 @@ fn thread_cpu_time() -> Duration {
     Duration::from_millis(ticks * 10)
 }
 
-/// How long tree-sitter alone takes to parse `text`, given up after `limit`.
+/// How long tree-sitter alone takes to parse `text` (as its grammar is given it), given up
+/// after `limit`.
 fn parse_time(lang: &Language, text: &str, limit: Duration) -> Duration {
     let mut parser = tree_sitter::Parser::new();
     parser.set_language(&lang.grammar()).expect("grammar");
     let started = Instant::now();
-    let deadline = started + limit;
-    let mut check = |_: &tree_sitter::ParseState| {
-        if Instant::now() > deadline {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    };
     let input = lang.rules.parser_input(text);
-    let bytes = input.as_bytes();
-    parser.parse_with_options(
-        &mut |offset, _| bytes.get(offset..).unwrap_or_default(),
-        None,
-        Some(tree_sitter::ParseOptions::new().progress_callback(&mut check)),
-    );
+    parse_with_deadline(&mut parser, &input, started + limit);
     started.elapsed()
 }
 
-/// The extractor's time budget for `len` bytes.
-fn budget(len: usize) -> Duration {
-    FILE_BUDGET_BASE + FILE_BUDGET_PER_BYTE * len as u32
+/// Where failing and last inputs are kept, and the heavy cases' lock file.
+fn scratch_dir() -> PathBuf {
+    std::env::temp_dir().join("codebase-indexer-hostile-input")
 }
 
 /// Runs `work` on a thread with the indexer's worker stack, named after the case so a
@@ -938,7 +926,7 @@ fn run_case<R: Send + 'static>(
     // input of the case running then is left behind, under its language's name.
     if input.len() <= MAX_KEPT_INPUT {
         let language = name.split('/').next().unwrap_or(name);
-        let _ = save_input("hostile-input-last", language, input);
+        let _ = save_input("last", language, input);
     }
     let (tx, rx) = mpsc::channel();
     let handle = std::thread::Builder::new()
@@ -968,14 +956,14 @@ fn run_case<R: Send + 'static>(
 }
 
 fn save_failure(name: &str, input: &[u8]) -> String {
-    match save_input("hostile-input-failures", name, input) {
+    match save_input("failures", name, input) {
         Ok(path) => path,
         Err(e) => format!("nowhere ({e})"),
     }
 }
 
 fn save_input(folder: &str, name: &str, input: &[u8]) -> std::io::Result<String> {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(folder);
+    let dir = scratch_dir().join(folder);
     let file: String = name
         .chars()
         .map(|c| {
@@ -1035,14 +1023,13 @@ impl Fuzz {
         )
     }
 
-    /// Extracts `bytes` as the file `path` the way the indexer would, and checks the result.
     /// Extracts `bytes` as the file `path` the way the indexer would, and checks the result
     /// and the time it took. The extractor gives a file up at its time budget: that must
     /// happen on time, and only where tree-sitter's own parse takes much of the budget (a
     /// grammar's error recovery can be slow); running out in the extractor's own rules
     /// means something in them is super-linear.
     fn extract(&mut self, name: &str, path: &str, bytes: Vec<u8>) -> ProjectFile {
-        let allowed = budget(bytes.len());
+        let allowed = file_budget(bytes.len());
         // Processor time, not wall time: other tests share the two cores.
         let overdue = allowed * 2 + Duration::from_secs(1);
         let (mut attempt, mut cpu) = self.extract_once(name, path, &bytes);
@@ -1069,7 +1056,7 @@ impl Fuzz {
     /// One extraction, and the processor time it took.
     fn extract_once(&mut self, name: &str, path: &str, bytes: &[u8]) -> (ProjectFile, Duration) {
         let lang = self.lang;
-        let limit = budget(bytes.len()) * 4 + Duration::from_secs(30);
+        let limit = file_budget(bytes.len()) * 4 + Duration::from_secs(30);
         let owned_path = path.to_string();
         let input = bytes.to_vec();
         let (nodes, refs, timed_out, took, cpu, growth) = run_case(name, bytes, limit, move || {
@@ -1159,7 +1146,7 @@ impl Fuzz {
         let root = dir.path().join("repo");
         std::fs::create_dir_all(&root).unwrap();
         for f in &files {
-            crate::common::write(&root, &f.path, &f.bytes);
+            write(&root, &f.path, &f.bytes);
         }
         let db = dir.path().join("index.db");
         let total: usize = files.iter().map(|f| f.bytes.len()).sum();
@@ -1167,13 +1154,11 @@ impl Fuzz {
             "{}/index/{} HOSTILE_SEED={:#x}",
             self.lang.name, self.tally.index_runs, self.cfg.seed
         );
-        let limit = budget(total) * 4 + Duration::from_secs(120);
+        let limit = file_budget(total) * 4 + Duration::from_secs(120);
         let started = Instant::now();
         let (r, d) = (root.clone(), db.clone());
         let summary = run_case(&name, &[], limit, move || {
-            let mut opts = crate::common::options(&r, &d);
-            opts.max_file_bytes = max_file_bytes;
-            crate::common::run(&opts).expect("index run")
+            super::run(&run_options(&r, &d, max_file_bytes)).expect("index run")
         });
         let took = started.elapsed();
         check_index(&summary, &db, &files, self.lang.name);
@@ -1201,6 +1186,33 @@ impl Fuzz {
             self.cfg.seed,
             self.cfg.iterations,
         );
+    }
+}
+
+/// Writes `bytes` to `path` under `root`, creating folders.
+fn write(root: &Path, path: &str, bytes: &[u8]) {
+    let p = root.join(path);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, bytes).unwrap();
+}
+
+/// A run over `root` as `Index::build` makes it with the default options, but for a fixed
+/// project name, two threads, the database at `db`, files up to `max_file_bytes` and no
+/// artifact written into the tree.
+fn run_options(root: &Path, db: &Path, max_file_bytes: u64) -> RunOptions<'static> {
+    RunOptions {
+        root: root.canonicalize().expect("the tree's folder"),
+        db: db.to_path_buf(),
+        project: "fixture".into(),
+        excludes: Vec::new(),
+        max_file_bytes,
+        include_env: false,
+        jobs: 2,
+        rebuild: false,
+        min_confidence: 0.0,
+        fuzzy_limit: DEFAULT_FUZZY_LIMIT,
+        artifact_level: None,
+        progress: None,
     }
 }
 
@@ -1281,8 +1293,9 @@ fn peak_rss_mib() -> Option<u64> {
 /// Serializes the heavy 50 MB cases across test threads and processes: tree-sitter's syntax
 /// tree of one takes about 200 bytes of memory per byte of input.
 fn heavy_case_lock() -> std::fs::File {
-    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("hostile-input-50mb.lock");
-    let file = std::fs::File::create(path).expect("lock file");
+    let dir = scratch_dir();
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    let file = std::fs::File::create(dir.join("50mb.lock")).expect("lock file");
     file.lock().expect("lock");
     file
 }
@@ -1304,9 +1317,10 @@ fn fifty_megabytes(name: &str, shapes: &[Shape]) {
         let path = f.path("huge");
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("repo");
-        crate::common::write(&root, &path, &bytes);
+        write(&root, &path, &bytes);
         let db = dir.path().join("default.db");
-        let summary = crate::common::index(&root, &db);
+        let summary =
+            super::run(&run_options(&root, &db, DEFAULT_MAX_FILE_BYTES)).expect("index run");
         assert_eq!(
             summary.files, 0,
             "{name} {label}: indexed under the default limit"
