@@ -47,6 +47,7 @@ pub struct IndexOptions {
 impl IndexOptions {
     pub const DEFAULT_MAX_FILE_BYTES: u64 = index::DEFAULT_MAX_FILE_BYTES;
     pub const DEFAULT_FUZZY_LIMIT: usize = index::DEFAULT_FUZZY_LIMIT;
+    pub const DEFAULT_MIN_CONFIDENCE: f64 = 0.0;
     pub const DEFAULT_COMPRESSION_LEVEL: i32 = artifact::DEFAULT_LEVEL;
     /// Byte offsets are stored as 32-bit values; no source file comes near this.
     const MAX_FILE_BYTES_LIMIT: u64 = 1 << 30;
@@ -77,7 +78,7 @@ impl Default for IndexOptions {
             include_env: false,
             jobs: None,
             rebuild: false,
-            min_confidence: 0.0,
+            min_confidence: Self::DEFAULT_MIN_CONFIDENCE,
             fuzzy_limit: Self::DEFAULT_FUZZY_LIMIT,
             artifact_level: Some(Self::DEFAULT_COMPRESSION_LEVEL),
             progress: None,
@@ -135,13 +136,14 @@ pub struct TraceOptions {
 
 impl TraceOptions {
     pub const DEFAULT_DEPTH: usize = 3;
+    pub const DEFAULT_MIN_CONFIDENCE: f64 = 0.0;
 }
 
 impl Default for TraceOptions {
     fn default() -> Self {
         TraceOptions {
             depth: Self::DEFAULT_DEPTH,
-            min_confidence: 0.0,
+            min_confidence: Self::DEFAULT_MIN_CONFIDENCE,
         }
     }
 }
@@ -169,6 +171,9 @@ pub struct Index {
 }
 
 impl Index {
+    /// How many files `rank_files` lists unless asked otherwise.
+    pub const DEFAULT_RANKED_FILES: usize = 20;
+
     /// Opens an index: `path` is a folder of an indexed tree (the project whose root is it
     /// or the nearest folder above it), a database file, or an artifact (`graph.db.zst`,
     /// decompressed to a private temporary file).

@@ -3,9 +3,9 @@
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use codebase_indexer::{
-    Direction, Index, IndexOptions, IndexSummary, Link, MapFormat, MapOptions, NodeKind,
-    PackFormat, PackOptions, PackTarget, Renderer, SearchOptions, SkeletonMode, SkeletonOptions,
-    Task, Tokenizer, TraceOptions, ARTIFACT_DIR, ARTIFACT_FILE, MAX_TRACE_HOPS,
+    Direction, EvalOptions, Index, IndexOptions, IndexSummary, Link, MapFormat, MapOptions,
+    NodeKind, PackFormat, PackOptions, PackTarget, Renderer, SearchOptions, SkeletonMode,
+    SkeletonOptions, Task, Tokenizer, TraceOptions, ARTIFACT_DIR, ARTIFACT_FILE, MAX_TRACE_HOPS,
 };
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -69,7 +69,7 @@ enum Command {
         #[arg(long, short = 'j', value_name = "N")]
         jobs: Option<usize>,
         /// Keep only edges at least this confident (0..1); other sites go to `unresolved`.
-        #[arg(long, default_value_t = 0.0, value_name = "F")]
+        #[arg(long, default_value_t = IndexOptions::DEFAULT_MIN_CONFIDENCE, value_name = "F")]
         min_confidence: f64,
         /// Guess a name shared by at most this many definitions (confidence split among them).
         #[arg(long, default_value_t = IndexOptions::DEFAULT_FUZZY_LIMIT, value_name = "N")]
@@ -131,7 +131,7 @@ enum Command {
     RankFiles {
         /// The query; `-` reads it from standard input.
         query: String,
-        #[arg(long, default_value_t = SearchOptions::DEFAULT_LIMIT)]
+        #[arg(long, default_value_t = Index::DEFAULT_RANKED_FILES)]
         limit: usize,
         #[command(flatten)]
         target: IndexArgs,
@@ -141,11 +141,12 @@ enum Command {
     Eval {
         /// JSON lines: {"id", "query", "gold_files": [...], "gold_symbols": [...]?}.
         tasks: PathBuf,
-        /// Cut-offs for Acc@k.
-        #[arg(long, value_delimiter = ',', default_value = "1,3,5,10")]
+        /// Cut-offs for Acc@k, comma-separated.
+        #[arg(long, value_delimiter = ',', default_values_t = EvalOptions::DEFAULT_K)]
         k: Vec<usize>,
-        /// Token budgets for in-budget recall (files) or of each rendering (map, pack).
-        #[arg(long, value_delimiter = ',', default_value = "4000,13000,27000")]
+        /// Token budgets for in-budget recall (files) or of each rendering (map, pack),
+        /// comma-separated.
+        #[arg(long, value_delimiter = ',', default_values_t = EvalOptions::DEFAULT_BUDGETS)]
         budgets: Vec<usize>,
         /// files: rank-files against BM25 over whole files; map or pack: what the repo map or
         /// the query pack of each task's text holds at each budget.
@@ -245,7 +246,7 @@ struct TraceArgs {
     #[arg(long, default_value_t = TraceOptions::DEFAULT_DEPTH, value_name = "N")]
     depth: usize,
     /// Follow only edges at least this confident (0..1); weaker ones are listed apart.
-    #[arg(long, default_value_t = 0.0, value_name = "F")]
+    #[arg(long, default_value_t = TraceOptions::DEFAULT_MIN_CONFIDENCE, value_name = "F")]
     min_confidence: f64,
     #[command(flatten)]
     target: IndexArgs,
@@ -451,7 +452,7 @@ fn run(cli: Cli) -> Result<()> {
                 }
                 return Ok(report.write_text(&mut out)?);
             }
-            let report = index.eval(&tasks, &codebase_indexer::EvalOptions { k, budgets })?;
+            let report = index.eval(&tasks, &EvalOptions { k, budgets })?;
             if target.json {
                 return print_json(&report);
             }

@@ -31,11 +31,27 @@ pub struct Task {
     pub gold_symbols: Vec<String>,
 }
 
+#[derive(Clone, Debug)]
 pub struct EvalOptions {
     /// Cut-offs for Acc@k.
     pub k: Vec<usize>,
     /// Token budgets for in-budget recall.
     pub budgets: Vec<usize>,
+}
+
+impl EvalOptions {
+    pub const DEFAULT_K: [usize; 4] = [1, 3, 5, 10];
+    /// Also the budgets of `eval --mode map|pack`.
+    pub const DEFAULT_BUDGETS: [usize; 3] = [4000, 13000, 27000];
+}
+
+impl Default for EvalOptions {
+    fn default() -> Self {
+        EvalOptions {
+            k: Self::DEFAULT_K.to_vec(),
+            budgets: Self::DEFAULT_BUDGETS.to_vec(),
+        }
+    }
 }
 
 pub const SYSTEMS: [&str; 2] = ["indexer", "bm25"];

@@ -99,7 +99,7 @@ pub struct Redacted {
 }
 
 /// What reading and extracting one file produced.
-enum Outcome {
+enum FileRead {
     /// Same bytes as stored: only the modification time moved.
     SameContent,
     Extracted(Box<Extracted>),
@@ -298,11 +298,11 @@ fn update(
             let c = to_read[i];
             let was_known = known.contains_key(c.path.as_str());
             match outcome {
-                Outcome::SameContent => {
+                FileRead::SameContent => {
                     writer.touch_file(&c.path, c.mtime_ns)?;
                     summary.unchanged += 1;
                 }
-                Outcome::Extracted(x) => {
+                FileRead::Extracted(x) => {
                     if was_known {
                         writer.delete_file(&c.path)?;
                     }
@@ -334,7 +334,7 @@ fn update(
                         uncommitted_bytes = 0;
                     }
                 }
-                Outcome::Skipped(reason) => {
+                FileRead::Skipped(reason) => {
                     if was_known {
                         writer.delete_file(&c.path)?;
                         summary.removed += 1;
@@ -470,19 +470,19 @@ impl Lap {
     }
 }
 
-fn read_and_extract(c: &Candidate, known: Option<&Known>) -> Outcome {
+fn read_and_extract(c: &Candidate, known: Option<&Known>) -> FileRead {
     let bytes = match std::fs::read(&c.abs) {
         Ok(b) => b,
-        Err(_) => return Outcome::Skipped(SkipReason::Unreadable),
+        Err(_) => return FileRead::Skipped(SkipReason::Unreadable),
     };
     match walk::classify_content(&bytes) {
-        ContentClass::Binary => return Outcome::Skipped(SkipReason::Binary),
-        ContentClass::Generated => return Outcome::Skipped(SkipReason::Generated),
+        ContentClass::Binary => return FileRead::Skipped(SkipReason::Binary),
+        ContentClass::Generated => return FileRead::Skipped(SkipReason::Generated),
         ContentClass::Text => {}
     }
     let hash = blake3::hash(&bytes).to_hex().to_string();
     if known.is_some_and(|k| k.hash == hash) {
-        return Outcome::SameContent;
+        return FileRead::SameContent;
     }
     let mut flags = 0;
     let content = match String::from_utf8(bytes) {
@@ -523,7 +523,7 @@ fn read_and_extract(c: &Candidate, known: Option<&Known>) -> Outcome {
     if extract.timed_out {
         flags |= writer::FLAG_PARSE_ABANDONED;
     }
-    Outcome::Extracted(Box::new(Extracted {
+    FileRead::Extracted(Box::new(Extracted {
         language,
         hash,
         flags,
@@ -665,7 +665,7 @@ mod tests {
         };
         assert!(matches!(
             read_and_extract(&gone, None),
-            Outcome::Skipped(SkipReason::Unreadable)
+            FileRead::Skipped(SkipReason::Unreadable)
         ));
         let dir = tempfile::tempdir().unwrap();
         let folder = Candidate {
@@ -676,7 +676,7 @@ mod tests {
         };
         assert!(matches!(
             read_and_extract(&folder, None),
-            Outcome::Skipped(SkipReason::Unreadable)
+            FileRead::Skipped(SkipReason::Unreadable)
         ));
     }
 

@@ -119,14 +119,15 @@ impl Miss {
     }
 }
 
-pub struct Target {
+/// A definition a reference resolved to, how sure and how it was found.
+pub struct Found {
     pub node: Idx,
     pub confidence: f32,
     pub strategy: &'static str,
 }
 
 pub enum Outcome {
-    Resolved(Vec<Target>),
+    Resolved(Vec<Found>),
     Unresolved { miss: Miss, candidates: usize },
 }
 
@@ -136,7 +137,7 @@ impl Outcome {
         Outcome::Resolved(
             nodes
                 .into_iter()
-                .map(|node| Target {
+                .map(|node| Found {
                     node,
                     confidence,
                     strategy,
@@ -198,7 +199,7 @@ impl<'g> Resolver<'g> {
             }
             if p.is_self(only) {
                 if let Some(t) = self.g.enclosing_type(scope) {
-                    return Outcome::Resolved(vec![Target {
+                    return Outcome::Resolved(vec![Found {
                         node: t,
                         confidence: MEMBER,
                         strategy: "self",
@@ -1258,7 +1259,7 @@ impl<'g> Resolver<'g> {
                 Outcome::Resolved(targets) => Outcome::Resolved(
                     targets
                         .into_iter()
-                        .map(|t| Target {
+                        .map(|t| Found {
                             confidence: t.confidence.min(IMPORT),
                             strategy: "using",
                             ..t

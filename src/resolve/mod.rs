@@ -25,7 +25,7 @@ pub fn is_builtin(language: &str, name: &str) -> bool {
 use crate::model::RefKind;
 use crate::resolve::changes::Changes;
 use anyhow::Result;
-use lookup::{Local, Outcome, Resolver, Target};
+use lookup::{Found, Local, Outcome, Resolver};
 use rusqlite::{params, Connection};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
@@ -504,7 +504,7 @@ fn record(
     };
     match outcome {
         Outcome::Resolved(targets) => {
-            let (kept, low): (Vec<Target>, Vec<Target>) = targets
+            let (kept, low): (Vec<Found>, Vec<Found>) = targets
                 .into_iter()
                 .partition(|t| t.confidence as f64 + 1e-9 >= opts.min_confidence);
             if kept.is_empty() {

@@ -4,7 +4,7 @@
 //! concatenations). Extraction records the arguments of a call in the reference's `module`
 //! as comma-separated types, `_` where unknown (`String,_` for `f("a", x)`, empty for `f()`).
 
-use super::lookup::Target;
+use super::lookup::Found;
 use super::symbols::Graph;
 
 /// The parameters of a method, read from its signature.
@@ -254,7 +254,7 @@ fn widens(from: Kind, to: Kind) -> bool {
 
 /// Of several targets (overloads, or same-named methods guessed by name), keeps those whose
 /// parameters fit the arguments (`args` as extracted) best; keeps them all when none fits.
-pub fn narrow(g: &Graph, targets: &mut Vec<Target>, args: &str) {
+pub fn narrow(g: &Graph, targets: &mut Vec<Found>, args: &str) {
     if targets.len() < 2 {
         return;
     }
