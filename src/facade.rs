@@ -236,15 +236,15 @@ impl Index {
     /// `options.rebuild`) and opens the result.
     pub fn build(root: impl AsRef<Path>, options: IndexOptions) -> Result<(Index, IndexSummary)> {
         let root = canonical_root(root.as_ref())?;
-        let summary = run_index(&root, &options)?;
-        let mut index = Self::open_database(Path::new(&summary.db))?;
+        let (db, summary) = run_index(&root, &options)?;
+        let mut index = Self::open_database(&db)?;
         index.build = Some((root, options));
         Ok((index, summary))
     }
 
-    /// Brings the index up to date with its tree: an incremental run (a full one if it was
-    /// built with `rebuild`), with the options it was built with, or the defaults when it
-    /// was opened. An index read from an artifact has no tree to refresh from.
+    /// Brings the index up to date with its tree: an incremental run with the options it was
+    /// built with (`rebuild` aside), or with the defaults when it was opened. An index read
+    /// from an artifact has no tree to refresh from.
     pub fn refresh(&mut self) -> Result<IndexSummary> {
         if self.build.is_none() {
             let db = self.db.clone().ok_or_else(|| {
@@ -261,7 +261,11 @@ impl Index {
             self.build = Some((PathBuf::from(root), options));
         }
         let (root, options) = self.build.as_ref().expect("set above");
-        let summary = run_index(root, options)?;
+        let options = IndexOptions {
+            rebuild: false,
+            ..options.clone()
+        };
+        let (_, summary) = run_index(root, &options)?;
         self.current()?;
         Ok(summary)
     }
@@ -282,25 +286,7 @@ impl Index {
         })?;
         let db = db_for(&options, &root)?;
         let project = project_name(&options, &root);
-        let imported = (|| -> anyhow::Result<()> {
-            let _lock = store::lock_for_writing(&db)?;
-            staging::remove_stale(&db);
-            let staged = staging::temp_beside(&db, "db");
-            artifact::bootstrap(artifact, &root, &staged)?;
-            let installed = (|| {
-                let conn = store::open(&staged, Mode::ReadWrite)?;
-                store::set_meta(&conn, "root", &root.to_string_lossy())?;
-                store::set_meta(&conn, "project", &project)?;
-                conn.execute_batch("PRAGMA journal_mode = DELETE")?;
-                drop(conn);
-                store::install(&staged, &db)
-            })();
-            if installed.is_err() {
-                let _ = std::fs::remove_file(&staged);
-            }
-            installed
-        })();
-        imported?;
+        artifact::import(artifact, &root, &db, &project)?;
         let mut index = Self::open_database(&db)?;
         index.build = Some((root, options));
         Ok(index)
@@ -553,11 +539,13 @@ fn project_name(options: &IndexOptions, root: &Path) -> String {
     })
 }
 
-fn run_index(root: &Path, options: &IndexOptions) -> Result<IndexSummary> {
+/// Indexes `root` as `options` say; returns the database written and what the run did.
+fn run_index(root: &Path, options: &IndexOptions) -> Result<(PathBuf, IndexSummary)> {
     options.validate()?;
+    let db = db_for(options, root)?;
     let run = RunOptions {
         root: root.to_path_buf(),
-        db: db_for(options, root)?,
+        db: db.clone(),
         project: project_name(options, root),
         excludes: options.excludes.clone(),
         max_file_bytes: options.max_file_bytes,
@@ -571,7 +559,8 @@ fn run_index(root: &Path, options: &IndexOptions) -> Result<IndexSummary> {
         artifact_level: options.artifact_level,
         progress: options.progress.as_deref(),
     };
-    Ok(index::run(&run)?)
+    let summary = index::run(&run)?;
+    Ok((db, summary))
 }
 
 impl std::str::FromStr for NodeKind {

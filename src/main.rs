@@ -23,7 +23,7 @@ struct Cli {
 
 /// Which index a command reads or writes.
 #[derive(Args, Clone)]
-struct IndexArgs {
+struct Selection {
     /// Database file to use instead of the project's cached one.
     #[arg(long, global = true, value_name = "PATH")]
     db: Option<PathBuf>,
@@ -49,181 +49,214 @@ enum EvalMode {
 #[derive(Subcommand)]
 enum Command {
     /// Index (or re-index incrementally) a repository.
-    Index {
-        /// Repository root.
-        #[arg(default_value = ".")]
-        path: PathBuf,
-        /// Reuse the existing index and redo only changed files (the default when one exists).
-        #[arg(long, conflicts_with = "rebuild")]
-        incremental: bool,
-        /// Ignore any existing index and build from scratch.
-        #[arg(long)]
-        rebuild: bool,
-        /// Skip paths matching this gitignore-style glob (repeatable).
-        #[arg(long, value_name = "GLOB")]
-        exclude: Vec<String>,
-        /// Skip files larger than this many bytes.
-        #[arg(long, default_value_t = IndexOptions::DEFAULT_MAX_FILE_BYTES, value_name = "BYTES")]
-        max_file_bytes: u64,
-        /// Parallel parser threads (default: all cores).
-        #[arg(long, short = 'j', value_name = "N")]
-        jobs: Option<usize>,
-        /// Keep only edges at least this confident (0..1); other sites go to `unresolved`.
-        #[arg(long, default_value_t = IndexOptions::DEFAULT_MIN_CONFIDENCE, value_name = "F")]
-        min_confidence: f64,
-        /// Guess a name shared by at most this many definitions (confidence split among them).
-        #[arg(long, default_value_t = IndexOptions::DEFAULT_FUZZY_LIMIT, value_name = "N")]
-        fuzzy_limit: usize,
-        /// Index `.env` files and their variants (skipped by default), every value redacted.
-        #[arg(long)]
-        include_env: bool,
-        /// List every skipped path with its reason.
-        #[arg(long, short = 'v')]
-        verbose: bool,
-        /// Do not write the committed artifact (`.codebase-index/graph.db.zst`).
-        #[arg(long)]
-        no_artifact: bool,
-        /// zstd level of the artifact (1-22).
-        #[arg(long, default_value_t = IndexOptions::DEFAULT_COMPRESSION_LEVEL, value_name = "N")]
-        compression_level: i32,
-        #[command(flatten)]
-        target: IndexArgs,
-    },
+    Index(IndexArgs),
     /// Write the committed artifact of an index: a canonical copy of the database, zstd
     /// compressed, with `artifact.json` beside it.
-    Export {
-        /// Where to write it (default: `.codebase-index/graph.db.zst` in the indexed tree).
-        #[arg(long, value_name = "PATH")]
-        output: Option<PathBuf>,
-        /// zstd level (1-22).
-        #[arg(long, default_value_t = IndexOptions::DEFAULT_COMPRESSION_LEVEL, value_name = "N")]
-        compression_level: i32,
-        #[command(flatten)]
-        target: IndexArgs,
-    },
+    Export(ExportArgs),
     /// Load an artifact (`graph.db.zst`) as the index of a repository.
-    Import {
-        /// The artifact.
-        artifact: PathBuf,
-        /// Repository root it belongs to.
-        #[arg(default_value = ".")]
-        path: PathBuf,
-        #[command(flatten)]
-        target: IndexArgs,
-    },
+    Import(ImportArgs),
     /// Show the project, its database and what it holds.
-    Status {
-        #[command(flatten)]
-        target: IndexArgs,
-    },
+    Status(StatusArgs),
     /// Full-text search over definitions (names, sub-tokens, signatures, docstrings).
-    Search {
-        query: String,
-        #[arg(long, default_value_t = SearchOptions::DEFAULT_LIMIT)]
-        limit: usize,
-        /// Only this kind (Function, Method, Class, Interface, Enum, Type, Constant, Module, File).
-        #[arg(long)]
-        kind: Option<String>,
-        #[command(flatten)]
-        target: IndexArgs,
-    },
+    Search(SearchArgs),
     /// Files ranked for a natural-language query (an issue text, a question, a traceback).
-    RankFiles {
-        /// The query; `-` reads it from standard input.
-        query: String,
-        #[arg(long, default_value_t = Index::DEFAULT_RANKED_FILES)]
-        limit: usize,
-        #[command(flatten)]
-        target: IndexArgs,
-    },
+    RankFiles(RankFilesArgs),
     /// Measure retrieval on tasks with known answers: Acc@k, MRR, in-budget recall and latency,
     /// against a BM25 baseline over whole files.
-    Eval {
-        /// JSON lines: {"id", "query", "gold_files": [...], "gold_symbols": [...]?}.
-        tasks: PathBuf,
-        /// Cut-offs for Acc@k, comma-separated.
-        #[arg(long, value_delimiter = ',', default_values_t = EvalOptions::DEFAULT_K)]
-        k: Vec<usize>,
-        /// Token budgets for in-budget recall (files) or of each rendering (map, pack),
-        /// comma-separated.
-        #[arg(long, value_delimiter = ',', default_values_t = EvalOptions::DEFAULT_BUDGETS)]
-        budgets: Vec<usize>,
-        /// files: rank-files against BM25 over whole files; map or pack: what the repo map or
-        /// the query pack of each task's text holds at each budget.
-        #[arg(long, value_enum, default_value_t = EvalMode::Files)]
-        mode: EvalMode,
-        /// Tokenizer of the map and pack budgets.
-        #[arg(long, value_enum, default_value_t = Tokenizer::default())]
-        tokenizer: Tokenizer,
-        #[command(flatten)]
-        target: IndexArgs,
-    },
+    Eval(EvalArgs),
     /// The whole repository as signatures grouped by file, under a token budget.
-    Skeleton {
-        /// Token budget of the whole output.
-        #[arg(long, default_value_t = SkeletonOptions::DEFAULT_BUDGET, value_name = "N")]
-        budget: usize,
-        /// auto (the richest that fits), skeleton, compact (~60%), summary (~10%), deps.
-        #[arg(long, value_enum, default_value_t = SkeletonMode::default())]
-        mode: SkeletonMode,
-        /// Only files under this path prefix.
-        #[arg(long, value_name = "PREFIX")]
-        path: Option<String>,
-        #[command(flatten)]
-        render: RenderArgs,
-    },
+    Skeleton(SkeletonArgs),
     /// The definitions that matter most (personalized PageRank), under a token budget.
-    Map {
-        #[arg(long, default_value_t = MapOptions::DEFAULT_BUDGET, value_name = "N")]
-        budget: usize,
-        /// Centre the map on these files (paths) or definitions (qualified names).
-        #[arg(long, value_name = "FILE|QN", num_args = 1..)]
-        focus: Vec<String>,
-        /// Centre the map on what this text names (`-` reads it from standard input).
-        #[arg(long, value_name = "TEXT")]
-        query: Option<String>,
-        #[arg(long, value_enum, default_value_t = MapFormat::default())]
-        format: MapFormat,
-        #[command(flatten)]
-        render: RenderArgs,
-    },
+    Map(MapArgs),
     /// The code around a symbol, a file or a question, under a token budget.
-    Pack {
-        /// A definition (qualified name) or a file (path).
-        #[arg(
-            long,
-            value_name = "QN|FILE",
-            required_unless_present = "query",
-            conflicts_with = "query"
-        )]
-        entry: Option<String>,
-        /// A question or issue text (`-` reads it from standard input).
-        #[arg(long, value_name = "TEXT")]
-        query: Option<String>,
-        #[arg(long, default_value_t = PackOptions::DEFAULT_BUDGET, value_name = "N")]
-        budget: usize,
-        /// Symbols other than the roots as signatures only.
-        #[arg(long)]
-        signatures_only: bool,
-        #[arg(long, value_enum, default_value_t = PackFormat::default())]
-        format: PackFormat,
-        /// Write the pack to this file instead of standard output.
-        #[arg(long, value_name = "FILE")]
-        output: Option<PathBuf>,
-        #[command(flatten)]
-        render: RenderArgs,
-    },
+    Pack(PackArgs),
     /// Who calls a definition, breadth-first, with unresolved call sites naming it.
     TraceCallers(TraceArgs),
     /// What a definition calls, breadth-first, with its unresolved and external calls.
     TraceCallees(TraceArgs),
     /// Print the source of a definition (qualified name) or a file (path), with its callers
     /// and callees.
-    GetSource {
-        qualified_name: String,
-        #[command(flatten)]
-        target: IndexArgs,
-    },
+    GetSource(GetSourceArgs),
+}
+
+#[derive(Args)]
+struct IndexArgs {
+    /// Repository root.
+    #[arg(default_value = ".")]
+    path: PathBuf,
+    /// Reuse the existing index and redo only changed files (the default when one exists).
+    #[arg(long, conflicts_with = "rebuild")]
+    incremental: bool,
+    /// Ignore any existing index and build from scratch.
+    #[arg(long)]
+    rebuild: bool,
+    /// Skip paths matching this gitignore-style glob (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    exclude: Vec<String>,
+    /// Skip files larger than this many bytes.
+    #[arg(long, default_value_t = IndexOptions::DEFAULT_MAX_FILE_BYTES, value_name = "BYTES")]
+    max_file_bytes: u64,
+    /// Parallel parser threads (default: all cores).
+    #[arg(long, short = 'j', value_name = "N")]
+    jobs: Option<usize>,
+    /// Keep only edges at least this confident (0..1); other sites go to `unresolved`.
+    #[arg(long, default_value_t = IndexOptions::DEFAULT_MIN_CONFIDENCE, value_name = "F")]
+    min_confidence: f64,
+    /// Guess a name shared by at most this many definitions (confidence split among them).
+    #[arg(long, default_value_t = IndexOptions::DEFAULT_FUZZY_LIMIT, value_name = "N")]
+    fuzzy_limit: usize,
+    /// Index `.env` files and their variants (skipped by default), every value redacted.
+    #[arg(long)]
+    include_env: bool,
+    /// List every skipped path with its reason.
+    #[arg(long, short = 'v')]
+    verbose: bool,
+    /// Do not write the committed artifact (`.codebase-index/graph.db.zst`).
+    #[arg(long)]
+    no_artifact: bool,
+    /// zstd level of the artifact (1-22).
+    #[arg(long, default_value_t = IndexOptions::DEFAULT_COMPRESSION_LEVEL, value_name = "N")]
+    compression_level: i32,
+    #[command(flatten)]
+    target: Selection,
+}
+
+#[derive(Args)]
+struct ExportArgs {
+    /// Where to write it (default: `.codebase-index/graph.db.zst` in the indexed tree).
+    #[arg(long, value_name = "PATH")]
+    output: Option<PathBuf>,
+    /// zstd level (1-22).
+    #[arg(long, default_value_t = IndexOptions::DEFAULT_COMPRESSION_LEVEL, value_name = "N")]
+    compression_level: i32,
+    #[command(flatten)]
+    target: Selection,
+}
+
+#[derive(Args)]
+struct ImportArgs {
+    /// The artifact.
+    artifact: PathBuf,
+    /// Repository root it belongs to.
+    #[arg(default_value = ".")]
+    path: PathBuf,
+    #[command(flatten)]
+    target: Selection,
+}
+
+#[derive(Args)]
+struct StatusArgs {
+    #[command(flatten)]
+    target: Selection,
+}
+
+#[derive(Args)]
+struct SearchArgs {
+    query: String,
+    #[arg(long, default_value_t = SearchOptions::DEFAULT_LIMIT)]
+    limit: usize,
+    /// Only this kind (Function, Method, Class, Interface, Enum, Type, Constant, Module, File).
+    #[arg(long)]
+    kind: Option<String>,
+    #[command(flatten)]
+    target: Selection,
+}
+
+#[derive(Args)]
+struct RankFilesArgs {
+    /// The query; `-` reads it from standard input.
+    query: String,
+    #[arg(long, default_value_t = Index::DEFAULT_RANKED_FILES)]
+    limit: usize,
+    #[command(flatten)]
+    target: Selection,
+}
+
+#[derive(Args)]
+struct EvalArgs {
+    /// JSON lines: {"id", "query", "gold_files": [...], "gold_symbols": [...]?}.
+    tasks: PathBuf,
+    /// Cut-offs for Acc@k, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = EvalOptions::DEFAULT_K)]
+    k: Vec<usize>,
+    /// Token budgets for in-budget recall (files) or of each rendering (map, pack),
+    /// comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = EvalOptions::DEFAULT_BUDGETS)]
+    budgets: Vec<usize>,
+    /// files: rank-files against BM25 over whole files; map or pack: what the repo map or
+    /// the query pack of each task's text holds at each budget.
+    #[arg(long, value_enum, default_value_t = EvalMode::Files)]
+    mode: EvalMode,
+    /// Tokenizer of the map and pack budgets.
+    #[arg(long, value_enum, default_value_t = Tokenizer::default())]
+    tokenizer: Tokenizer,
+    #[command(flatten)]
+    target: Selection,
+}
+
+#[derive(Args)]
+struct SkeletonArgs {
+    /// Token budget of the whole output.
+    #[arg(long, default_value_t = SkeletonOptions::DEFAULT_BUDGET, value_name = "N")]
+    budget: usize,
+    /// auto (the richest that fits), skeleton, compact (~60%), summary (~10%), deps.
+    #[arg(long, value_enum, default_value_t = SkeletonMode::default())]
+    mode: SkeletonMode,
+    /// Only files under this path prefix.
+    #[arg(long, value_name = "PREFIX")]
+    path: Option<String>,
+    #[command(flatten)]
+    render: RenderArgs,
+}
+
+#[derive(Args)]
+struct MapArgs {
+    #[arg(long, default_value_t = MapOptions::DEFAULT_BUDGET, value_name = "N")]
+    budget: usize,
+    /// Centre the map on these files (paths) or definitions (qualified names).
+    #[arg(long, value_name = "FILE|QN", num_args = 1..)]
+    focus: Vec<String>,
+    /// Centre the map on what this text names (`-` reads it from standard input).
+    #[arg(long, value_name = "TEXT")]
+    query: Option<String>,
+    #[arg(long, value_enum, default_value_t = MapFormat::default())]
+    format: MapFormat,
+    #[command(flatten)]
+    render: RenderArgs,
+}
+
+#[derive(Args)]
+struct PackArgs {
+    /// A definition (qualified name) or a file (path).
+    #[arg(
+        long,
+        value_name = "QN|FILE",
+        required_unless_present = "query",
+        conflicts_with = "query"
+    )]
+    entry: Option<String>,
+    /// A question or issue text (`-` reads it from standard input).
+    #[arg(long, value_name = "TEXT")]
+    query: Option<String>,
+    #[arg(long, default_value_t = PackOptions::DEFAULT_BUDGET, value_name = "N")]
+    budget: usize,
+    /// Symbols other than the roots as signatures only.
+    #[arg(long)]
+    signatures_only: bool,
+    #[arg(long, value_enum, default_value_t = PackFormat::default())]
+    format: PackFormat,
+    /// Write the pack to this file instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    #[command(flatten)]
+    render: RenderArgs,
+}
+
+#[derive(Args)]
+struct GetSourceArgs {
+    qualified_name: String,
+    #[command(flatten)]
+    target: Selection,
 }
 
 /// Options every renderer takes.
@@ -235,7 +268,7 @@ struct RenderArgs {
     #[arg(long)]
     show_dropped: bool,
     #[command(flatten)]
-    target: IndexArgs,
+    target: Selection,
 }
 
 #[derive(Args)]
@@ -249,7 +282,7 @@ struct TraceArgs {
     #[arg(long, default_value_t = TraceOptions::DEFAULT_MIN_CONFIDENCE, value_name = "F")]
     min_confidence: f64,
     #[command(flatten)]
-    target: IndexArgs,
+    target: Selection,
 }
 
 fn main() {
@@ -271,325 +304,367 @@ fn main() {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Index {
-            path,
-            incremental: _,
-            rebuild,
-            exclude,
-            max_file_bytes,
-            include_env,
-            jobs,
-            min_confidence,
-            fuzzy_limit,
-            verbose,
-            no_artifact,
-            compression_level,
-            target,
-        } => {
-            let bar = progress_bar();
-            let options = IndexOptions {
-                db: target.db,
-                project: target.project,
-                excludes: exclude,
-                max_file_bytes,
-                include_env,
-                jobs,
-                rebuild,
-                min_confidence,
-                fuzzy_limit,
-                artifact_level: (!no_artifact).then_some(compression_level),
-                progress: bar.clone().map(|b| {
-                    std::sync::Arc::new(move |stage: &str, done: usize, total: usize| {
-                        b.set_message(stage.to_string());
-                        b.set_length(total as u64);
-                        b.set_position(done as u64);
-                    }) as codebase_indexer::Progress
-                }),
-            };
-            let built = Index::build(&path, options);
-            if let Some(b) = bar {
-                b.finish_and_clear();
-            }
-            let (_, summary) = built?;
-            for note in &summary.notes {
-                eprintln!("note: {note}");
-            }
-            if target.json {
-                print_json(&summary)
-            } else {
-                print_summary(&summary, verbose)
-            }
-        }
-        Command::Export {
-            output,
-            compression_level,
-            target,
-        } => {
-            let index = open(&target)?;
-            let output = match output {
-                Some(o) => o,
-                None => index.artifact_path()?,
-            };
-            let written = index.export(&output, compression_level)?;
-            if target.json {
-                return print_json(&serde_json::json!({
-                    "artifact": output, "written": written.is_some(), "manifest": written
-                }));
-            }
-            let mut out = std::io::stdout().lock();
-            match written {
-                Some(m) => writeln!(
-                    out,
-                    "wrote {} ({}, {:.2}x of {}; {} files, {} nodes, {} edges)",
-                    output.display(),
-                    human_bytes(m.artifact_bytes),
-                    m.compression_ratio,
-                    human_bytes(m.database_bytes),
-                    m.files,
-                    m.nodes,
-                    m.edges
-                )?,
-                None => writeln!(out, "{} is up to date", output.display())?,
-            }
-            Ok(())
-        }
-        Command::Import {
-            artifact,
-            path,
-            target,
-        } => {
-            let options = IndexOptions {
-                db: target.db,
-                project: target.project,
-                ..IndexOptions::default()
-            };
-            let index = Index::import(&artifact, &path, options)?;
-            writeln!(
-                std::io::stdout().lock(),
-                "imported {} as the index of {} -> {}",
-                artifact.display(),
-                index.root()?.unwrap_or_default().display(),
-                index.location().display()
-            )?;
-            Ok(())
-        }
-        Command::Status { target } => {
-            let s = open(&target)?.status()?;
-            if target.json {
-                return print_json(&s);
-            }
-            print_status(&s)
-        }
-        Command::Search {
-            query,
-            limit,
-            kind,
-            target,
-        } => {
-            let kind = kind.map(|k| k.parse::<NodeKind>()).transpose()?;
-            let hits = open(&target)?.search(&query, &SearchOptions { limit, kind })?;
-            if target.json {
-                return print_json(&serde_json::json!({ "query": query, "hits": hits }));
-            }
-            if hits.is_empty() {
-                eprintln!("no matches for {query:?}");
-            }
-            let mut out = std::io::stdout().lock();
-            for h in hits {
-                writeln!(
-                    out,
-                    "{:<9} {}  {}:{}",
-                    h.kind, h.qualified_name, h.path, h.start_line
-                )?;
-                if let Some(sig) = h.signature.as_deref().and_then(|s| s.lines().last()) {
-                    writeln!(out, "          {sig}")?;
-                }
-            }
-            Ok(())
-        }
-        Command::RankFiles {
-            query,
-            limit,
-            target,
-        } => {
-            let query = read_text(query)?;
-            let ranked = open(&target)?.rank_files(&query, limit)?;
-            if target.json {
-                return print_json(&ranked);
-            }
-            let mut out = std::io::stdout().lock();
-            for f in ranked {
-                writeln!(
-                    out,
-                    "{:>7.4}  {}  {}",
-                    f.score,
-                    f.path,
-                    f.symbol.as_deref().unwrap_or("")
-                )?;
-            }
-            Ok(())
-        }
-        Command::Eval {
-            tasks,
-            k,
-            budgets,
-            mode,
-            tokenizer,
-            target,
-        } => {
-            let tasks = Task::read_all(&tasks)?;
-            let index = open(&target)?;
-            let mut out = std::io::stdout().lock();
-            let renderer = match mode {
-                EvalMode::Files => None,
-                EvalMode::Map => Some(Renderer::Map),
-                EvalMode::Pack => Some(Renderer::Pack),
-            };
-            if let Some(renderer) = renderer {
-                let report = index.eval_context(&tasks, renderer, &budgets, tokenizer)?;
-                if target.json {
-                    return print_json(&report);
-                }
-                return Ok(report.write_text(&mut out)?);
-            }
-            let report = index.eval(&tasks, &EvalOptions { k, budgets })?;
-            if target.json {
-                return print_json(&report);
-            }
-            Ok(report.write_text(&mut out)?)
-        }
-        Command::Skeleton {
-            budget,
-            mode,
-            path,
-            render,
-        } => {
-            let options = SkeletonOptions {
-                budget,
-                mode,
-                path_prefix: path,
-                tokenizer: render.tokenizer,
-                show_dropped: render.show_dropped,
-            };
-            let s = open(&render.target)?.skeleton(&options)?;
-            if render.target.json {
-                return print_json(&s);
-            }
-            write!(std::io::stdout().lock(), "{}", s.text)?;
-            Ok(())
-        }
-        Command::Map {
-            budget,
-            focus,
-            query,
-            format,
-            render,
-        } => {
-            let options = MapOptions {
-                budget,
-                focus,
-                query: query.map(read_text).transpose()?,
-                format: if render.target.json {
-                    MapFormat::Json
-                } else {
-                    format
-                },
-                tokenizer: render.tokenizer,
-                show_dropped: render.show_dropped,
-            };
-            let map = open(&render.target)?.map(&options)?;
-            write!(std::io::stdout().lock(), "{}", map.text)?;
-            Ok(())
-        }
-        Command::Pack {
-            entry,
-            query,
-            budget,
-            signatures_only,
-            format,
-            output,
-            render,
-        } => {
-            let target = match (entry, query) {
-                (Some(e), None) => PackTarget::Entry(e),
-                (None, Some(q)) => PackTarget::Query(read_text(q)?),
-                _ => anyhow::bail!("pass exactly one of --entry and --query"),
-            };
-            let options = PackOptions {
-                target,
-                budget,
-                signatures_only,
-                format: if render.target.json {
-                    PackFormat::Json
-                } else {
-                    format
-                },
-                tokenizer: render.tokenizer,
-                show_dropped: render.show_dropped,
-            };
-            let p = open(&render.target)?.pack(&options)?;
-            match output {
-                Some(path) => {
-                    p.write_to(&path)?;
-                    eprintln!(
-                        "wrote {}: {} symbols, {} of {} tokens",
-                        path.display(),
-                        p.account.included,
-                        p.account.tokens,
-                        p.account.budget
-                    );
-                }
-                None => write!(std::io::stdout().lock(), "{}", p.text)?,
-            }
-            Ok(())
-        }
+        Command::Index(args) => index(args),
+        Command::Export(args) => export(args),
+        Command::Import(args) => import(args),
+        Command::Status(args) => status(args),
+        Command::Search(args) => search(args),
+        Command::RankFiles(args) => rank_files(args),
+        Command::Eval(args) => eval(args),
+        Command::Skeleton(args) => skeleton(args),
+        Command::Map(args) => map(args),
+        Command::Pack(args) => pack(args),
         Command::TraceCallers(args) => print_trace(args, Direction::Callers),
         Command::TraceCallees(args) => print_trace(args, Direction::Callees),
-        Command::GetSource {
-            qualified_name,
-            target,
-        } => {
-            let src = open(&target)?.source(&qualified_name)?;
-            if target.json {
-                return print_json(&src);
-            }
-            let mut out = std::io::stdout().lock();
-            writeln!(
-                out,
-                "# {} ({}) {}:{}-{}",
-                src.qualified_name, src.kind, src.path, src.start_line, src.end_line
-            )?;
-            write!(out, "{}", src.source)?;
-            if !src.source.ends_with('\n') {
-                writeln!(out)?;
-            }
-            let links = |label: &str, links: &[Link], out: &mut dyn Write| -> Result<()> {
-                writeln!(out, "# {label} ({})", links.len())?;
-                for l in links {
-                    writeln!(
-                        out,
-                        "#   {}  {:.2} {}",
-                        l.qualified_name, l.confidence, l.strategy
-                    )?;
-                }
-                Ok(())
-            };
-            links("callers", &src.callers, &mut out)?;
-            links("callees", &src.callees, &mut out)?;
-            if !src.unresolved_calls.is_empty() {
-                writeln!(out, "# unresolved calls ({})", src.unresolved_calls.len())?;
-                for u in &src.unresolved_calls {
-                    writeln!(out, "#   {}  [{}] line {}", u.text, u.reason, u.line)?;
-                }
-            }
-            Ok(())
+        Command::GetSource(args) => get_source(args),
+    }
+}
+
+fn index(
+    IndexArgs {
+        path,
+        incremental: _,
+        rebuild,
+        exclude,
+        max_file_bytes,
+        include_env,
+        jobs,
+        min_confidence,
+        fuzzy_limit,
+        verbose,
+        no_artifact,
+        compression_level,
+        target,
+    }: IndexArgs,
+) -> Result<()> {
+    let bar = progress_bar();
+    let options = IndexOptions {
+        db: target.db,
+        project: target.project,
+        excludes: exclude,
+        max_file_bytes,
+        include_env,
+        jobs,
+        rebuild,
+        min_confidence,
+        fuzzy_limit,
+        artifact_level: (!no_artifact).then_some(compression_level),
+        progress: bar.clone().map(|b| {
+            std::sync::Arc::new(move |stage: &str, done: usize, total: usize| {
+                b.set_message(stage.to_string());
+                b.set_length(total as u64);
+                b.set_position(done as u64);
+            }) as codebase_indexer::Progress
+        }),
+    };
+    let built = Index::build(&path, options);
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let (_, summary) = built?;
+    for note in &summary.notes {
+        eprintln!("note: {note}");
+    }
+    if target.json {
+        print_json(&summary)
+    } else {
+        print_summary(&summary, verbose)
+    }
+}
+
+fn export(
+    ExportArgs {
+        output,
+        compression_level,
+        target,
+    }: ExportArgs,
+) -> Result<()> {
+    let index = open(&target)?;
+    let output = match output {
+        Some(o) => o,
+        None => index.artifact_path()?,
+    };
+    let written = index.export(&output, compression_level)?;
+    if target.json {
+        return print_json(&serde_json::json!({
+            "artifact": output, "written": written.is_some(), "manifest": written
+        }));
+    }
+    let mut out = std::io::stdout().lock();
+    match written {
+        Some(m) => writeln!(
+            out,
+            "wrote {} ({}, {:.2}x of {}; {} files, {} nodes, {} edges)",
+            output.display(),
+            human_bytes(m.artifact_bytes),
+            m.compression_ratio,
+            human_bytes(m.database_bytes),
+            m.files,
+            m.nodes,
+            m.edges
+        )?,
+        None => writeln!(out, "{} is up to date", output.display())?,
+    }
+    Ok(())
+}
+
+fn import(
+    ImportArgs {
+        artifact,
+        path,
+        target,
+    }: ImportArgs,
+) -> Result<()> {
+    let options = IndexOptions {
+        db: target.db,
+        project: target.project,
+        ..IndexOptions::default()
+    };
+    let index = Index::import(&artifact, &path, options)?;
+    writeln!(
+        std::io::stdout().lock(),
+        "imported {} as the index of {} -> {}",
+        artifact.display(),
+        index.root()?.unwrap_or_default().display(),
+        index.location().display()
+    )?;
+    Ok(())
+}
+
+fn status(StatusArgs { target }: StatusArgs) -> Result<()> {
+    let s = open(&target)?.status()?;
+    if target.json {
+        return print_json(&s);
+    }
+    print_status(&s)
+}
+
+fn search(
+    SearchArgs {
+        query,
+        limit,
+        kind,
+        target,
+    }: SearchArgs,
+) -> Result<()> {
+    let kind = kind.map(|k| k.parse::<NodeKind>()).transpose()?;
+    let hits = open(&target)?.search(&query, &SearchOptions { limit, kind })?;
+    if target.json {
+        return print_json(&serde_json::json!({ "query": query, "hits": hits }));
+    }
+    if hits.is_empty() {
+        eprintln!("no matches for {query:?}");
+    }
+    let mut out = std::io::stdout().lock();
+    for h in hits {
+        writeln!(
+            out,
+            "{:<9} {}  {}:{}",
+            h.kind, h.qualified_name, h.path, h.start_line
+        )?;
+        if let Some(sig) = h.signature.as_deref().and_then(|s| s.lines().last()) {
+            writeln!(out, "          {sig}")?;
         }
     }
+    Ok(())
+}
+
+fn rank_files(
+    RankFilesArgs {
+        query,
+        limit,
+        target,
+    }: RankFilesArgs,
+) -> Result<()> {
+    let query = read_text(query)?;
+    let ranked = open(&target)?.rank_files(&query, limit)?;
+    if target.json {
+        return print_json(&ranked);
+    }
+    let mut out = std::io::stdout().lock();
+    for f in ranked {
+        writeln!(
+            out,
+            "{:>7.4}  {}  {}",
+            f.score,
+            f.path,
+            f.symbol.as_deref().unwrap_or("")
+        )?;
+    }
+    Ok(())
+}
+
+fn eval(
+    EvalArgs {
+        tasks,
+        k,
+        budgets,
+        mode,
+        tokenizer,
+        target,
+    }: EvalArgs,
+) -> Result<()> {
+    let tasks = Task::read_all(&tasks)?;
+    let index = open(&target)?;
+    let mut out = std::io::stdout().lock();
+    let renderer = match mode {
+        EvalMode::Files => None,
+        EvalMode::Map => Some(Renderer::Map),
+        EvalMode::Pack => Some(Renderer::Pack),
+    };
+    if let Some(renderer) = renderer {
+        let report = index.eval_context(&tasks, renderer, &budgets, tokenizer)?;
+        if target.json {
+            return print_json(&report);
+        }
+        return Ok(report.write_text(&mut out)?);
+    }
+    let report = index.eval(&tasks, &EvalOptions { k, budgets })?;
+    if target.json {
+        return print_json(&report);
+    }
+    Ok(report.write_text(&mut out)?)
+}
+
+fn skeleton(
+    SkeletonArgs {
+        budget,
+        mode,
+        path,
+        render,
+    }: SkeletonArgs,
+) -> Result<()> {
+    let options = SkeletonOptions {
+        budget,
+        mode,
+        path_prefix: path,
+        tokenizer: render.tokenizer,
+        show_dropped: render.show_dropped,
+    };
+    let s = open(&render.target)?.skeleton(&options)?;
+    if render.target.json {
+        return print_json(&s);
+    }
+    write!(std::io::stdout().lock(), "{}", s.text)?;
+    Ok(())
+}
+
+fn map(
+    MapArgs {
+        budget,
+        focus,
+        query,
+        format,
+        render,
+    }: MapArgs,
+) -> Result<()> {
+    let options = MapOptions {
+        budget,
+        focus,
+        query: query.map(read_text).transpose()?,
+        format: if render.target.json {
+            MapFormat::Json
+        } else {
+            format
+        },
+        tokenizer: render.tokenizer,
+        show_dropped: render.show_dropped,
+    };
+    let map = open(&render.target)?.map(&options)?;
+    write!(std::io::stdout().lock(), "{}", map.text)?;
+    Ok(())
+}
+
+fn pack(
+    PackArgs {
+        entry,
+        query,
+        budget,
+        signatures_only,
+        format,
+        output,
+        render,
+    }: PackArgs,
+) -> Result<()> {
+    let target = match (entry, query) {
+        (Some(e), None) => PackTarget::Entry(e),
+        (None, Some(q)) => PackTarget::Query(read_text(q)?),
+        _ => anyhow::bail!("pass exactly one of --entry and --query"),
+    };
+    let options = PackOptions {
+        target,
+        budget,
+        signatures_only,
+        format: if render.target.json {
+            PackFormat::Json
+        } else {
+            format
+        },
+        tokenizer: render.tokenizer,
+        show_dropped: render.show_dropped,
+    };
+    let p = open(&render.target)?.pack(&options)?;
+    match output {
+        Some(path) => {
+            p.write_to(&path)?;
+            eprintln!(
+                "wrote {}: {} symbols, {} of {} tokens",
+                path.display(),
+                p.account.included,
+                p.account.tokens,
+                p.account.budget
+            );
+        }
+        None => write!(std::io::stdout().lock(), "{}", p.text)?,
+    }
+    Ok(())
+}
+
+fn get_source(
+    GetSourceArgs {
+        qualified_name,
+        target,
+    }: GetSourceArgs,
+) -> Result<()> {
+    let src = open(&target)?.source(&qualified_name)?;
+    if target.json {
+        return print_json(&src);
+    }
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "# {} ({}) {}:{}-{}",
+        src.qualified_name, src.kind, src.path, src.start_line, src.end_line
+    )?;
+    write!(out, "{}", src.source)?;
+    if !src.source.ends_with('\n') {
+        writeln!(out)?;
+    }
+    let links = |label: &str, links: &[Link], out: &mut dyn Write| -> Result<()> {
+        writeln!(out, "# {label} ({})", links.len())?;
+        for l in links {
+            writeln!(
+                out,
+                "#   {}  {:.2} {}",
+                l.qualified_name, l.confidence, l.strategy
+            )?;
+        }
+        Ok(())
+    };
+    links("callers", &src.callers, &mut out)?;
+    links("callees", &src.callees, &mut out)?;
+    if !src.unresolved_calls.is_empty() {
+        writeln!(out, "# unresolved calls ({})", src.unresolved_calls.len())?;
+        for u in &src.unresolved_calls {
+            writeln!(out, "#   {}  [{}] line {}", u.text, u.reason, u.line)?;
+        }
+    }
+    Ok(())
 }
 
 /// The index a query command reads: `--db` (a database or an artifact), else `--project`,
 /// else the project of the current directory.
-fn open(target: &IndexArgs) -> Result<Index> {
+fn open(target: &Selection) -> Result<Index> {
     Ok(match (&target.db, &target.project) {
         (Some(db), _) => Index::open(db)?,
         (None, Some(name)) => Index::open_project(name)?,

@@ -389,6 +389,28 @@ fn in_waves<T: Sync, R: Send>(
     Ok(())
 }
 
+/// Installs `artifact` as the database `db` of the tree at `root` (project `project`),
+/// replacing the one there in one rename once it is complete; under the write lock, so no
+/// run of `index` races it.
+pub fn import(artifact: &Path, root: &Path, db: &Path, project: &str) -> Result<()> {
+    let _lock = store::lock_for_writing(db)?;
+    staging::remove_stale(db);
+    let staged = staging::temp_beside(db, "db");
+    bootstrap(artifact, root, &staged)?;
+    let installed = (|| {
+        let conn = store::open(&staged, Mode::ReadWrite)?;
+        store::set_meta(&conn, "root", &root.to_string_lossy())?;
+        store::set_meta(&conn, "project", project)?;
+        conn.execute_batch("PRAGMA journal_mode = DELETE")?;
+        drop(conn);
+        store::install(&staged, db)
+    })();
+    if installed.is_err() {
+        let _ = std::fs::remove_file(&staged);
+    }
+    installed
+}
+
 /// Decompresses the artifact of the tree at `root` into `staged`, a path the caller renames
 /// into place. An artifact that cannot be used is refused with the reason, leaving nothing
 /// behind.
