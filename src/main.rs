@@ -38,11 +38,8 @@ struct Selection {
 /// What `eval` measures.
 #[derive(Clone, Copy, ValueEnum)]
 enum EvalMode {
-    /// rank-files against BM25 over whole files.
     Files,
-    /// What the repo map of each task's text holds at each budget.
     Map,
-    /// What the query pack of each task's text holds at each budget.
     Pack,
 }
 
@@ -219,6 +216,7 @@ struct MapArgs {
     /// Centre the map on what this text names (`-` reads it from standard input).
     #[arg(long, value_name = "TEXT")]
     query: Option<String>,
+    /// Output format (`--json` is the same as json).
     #[arg(long, value_enum, default_value_t = MapFormat::default())]
     format: MapFormat,
     #[command(flatten)]
@@ -243,6 +241,7 @@ struct PackArgs {
     /// Symbols other than the roots as signatures only.
     #[arg(long)]
     signatures_only: bool,
+    /// Output format (`--json` is the same as json).
     #[arg(long, value_enum, default_value_t = PackFormat::default())]
     format: PackFormat,
     /// Write the pack to this file instead of standard output.
@@ -262,6 +261,7 @@ struct GetSourceArgs {
 /// Options every renderer takes.
 #[derive(Args)]
 struct RenderArgs {
+    /// Tokenizer the budget is counted with.
     #[arg(long, value_enum, default_value_t = Tokenizer::default())]
     tokenizer: Tokenizer,
     /// Also list the best items left out (as many as fit the budget).

@@ -23,7 +23,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
-    /// The richest that fits.
+    // The richest that fits.
     #[default]
     Auto,
     Skeleton,

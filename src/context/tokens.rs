@@ -8,11 +8,12 @@ use tiktoken_rs::CoreBPE;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Tokenizer {
-    /// tiktoken's o200k_base (GPT-4o and later).
+    // tiktoken's o200k_base (GPT-4o and later). Plain comments: doc comments on the
+    // variants would turn the command line's help into its long form.
     #[default]
     #[value(alias = "o200k_base")]
     O200k,
-    /// tiktoken's cl100k_base (GPT-4, GPT-3.5).
+    // tiktoken's cl100k_base (GPT-4, GPT-3.5).
     #[value(alias = "cl100k_base")]
     Cl100k,
 }

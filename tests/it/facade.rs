@@ -3,6 +3,8 @@
 //! it, and failing with errors a caller can match on.
 
 use crate::common::{artifact_in, options, write, write_tree};
+use std::path::PathBuf;
+
 use codebase_indexer::{
     Direction, Error, Index, IndexOptions, MapOptions, PackOptions, PackTarget, SearchOptions,
     TraceOptions,
@@ -23,6 +25,15 @@ const TREE: &[(&str, &str)] = &[
     ),
 ];
 
+/// The shop written into a fresh folder: (the folder, the tree's root, a database path).
+fn shop() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    write_tree(&root, TREE);
+    let db = dir.path().join("shop.db");
+    (dir, root, db)
+}
+
 fn qualified_names(map: &codebase_indexer::RepoMap) -> Vec<&str> {
     map.entries
         .iter()
@@ -32,10 +43,8 @@ fn qualified_names(map: &codebase_indexer::RepoMap) -> Vec<&str> {
 
 #[test]
 fn one_index_answers_every_question() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("repo");
-    write_tree(&root, TREE);
-    let run = options(&root, &dir.path().join("shop.db"));
+    let (_dir, root, db) = shop();
+    let run = options(&root, &db);
     let (index, summary) = Index::build(&run.root, run.options.clone()).unwrap();
     assert_eq!(summary.files, 3);
     assert_eq!(index.root().unwrap(), Some(root.canonicalize().unwrap()));
@@ -121,10 +130,7 @@ fn errors_are_typed() {
 
 #[test]
 fn a_long_lived_index_sees_incremental_runs_and_rebuilds() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("repo");
-    write_tree(&root, TREE);
-    let db = dir.path().join("shop.db");
+    let (_dir, root, db) = shop();
     crate::common::index(&root, &db);
     let index = Index::open(&db).unwrap();
     let map = || index.map(&MapOptions::default()).unwrap();
@@ -150,17 +156,15 @@ fn a_long_lived_index_sees_incremental_runs_and_rebuilds() {
 
 #[test]
 fn refresh_re_indexes_with_the_options_of_the_build() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("repo");
-    write_tree(&root, TREE);
-    let run = options(&root, &dir.path().join("shop.db"));
+    let (_dir, root, db) = shop();
+    let run = options(&root, &db);
     let (mut index, _) = Index::build(&run.root, run.options.clone()).unwrap();
     write(&root, "shop/coupon.py", b"def coupon():\n    return 5\n");
     let summary = index.refresh().unwrap();
     assert_eq!((summary.mode, summary.extracted), ("incremental", 1));
     assert_eq!(index.source("coupon").unwrap().path, "shop/coupon.py");
     // Opened rather than built: refreshed from the root the database records.
-    let mut reopened = Index::open(dir.path().join("shop.db")).unwrap();
+    let mut reopened = Index::open(&db).unwrap();
     std::fs::remove_file(root.join("shop/refund.py")).unwrap();
     let summary = reopened.refresh().unwrap();
     assert_eq!(summary.removed, 1);
@@ -172,10 +176,8 @@ fn refresh_re_indexes_with_the_options_of_the_build() {
 
 #[test]
 fn two_opens_of_one_artifact_in_one_process_do_not_collide() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("repo");
-    write_tree(&root, TREE);
-    let mut run = options(&root, &dir.path().join("shop.db"));
+    let (dir, root, db) = shop();
+    let mut run = options(&root, &db);
     run.artifact_level = Some(IndexOptions::DEFAULT_COMPRESSION_LEVEL);
     crate::common::run(&run).unwrap();
     let artifact = artifact_in(&root);
@@ -197,10 +199,7 @@ fn two_opens_of_one_artifact_in_one_process_do_not_collide() {
 #[test]
 fn an_index_moves_to_another_thread() {
     fn send<T: Send>(_: &T) {}
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("repo");
-    write_tree(&root, TREE);
-    let db = dir.path().join("shop.db");
+    let (_dir, root, db) = shop();
     crate::common::index(&root, &db);
     let index = Index::open(&db).unwrap();
     send(&index);
