@@ -154,6 +154,33 @@ impl Default for TraceOptions {
 /// (another process re-indexed it in place, or replaced it with a rebuild) and reloads what
 /// it keeps in memory only then. One `Index` serves one thread at a time; it can be moved
 /// to another thread (wrap it in a `Mutex` to share it).
+///
+/// A committed artifact answers the same questions without the tree or its database, and a
+/// failure says what went wrong in a form to match on:
+///
+/// ```
+/// use codebase_indexer::{Error, Index, IndexOptions, ARTIFACT_DIR, ARTIFACT_FILE};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let tree = tempfile::tempdir()?;
+/// std::fs::write(tree.path().join("util.go"), "package util\n\nfunc Clamp(x int) int { return x }\n")?;
+/// let cache = tempfile::tempdir()?;
+/// let options = IndexOptions {
+///     db: Some(cache.path().join("util.db")),
+///     ..IndexOptions::default() // also writes the artifact into the tree
+/// };
+/// Index::build(tree.path(), options)?;
+///
+/// let artifact = tree.path().join(ARTIFACT_DIR).join(ARTIFACT_FILE);
+/// let index = Index::open(&artifact)?;
+/// assert_eq!(index.source("Clamp")?.path, "util.go");
+/// match index.source("Clamp2") {
+///     Err(Error::NotFound { name }) => assert_eq!(name, "Clamp2"),
+///     other => panic!("{other:?}"),
+/// }
+/// # Ok(())
+/// # }
+/// ```
 pub struct Index {
     /// The file as the caller named it: the database, or the artifact it was read from.
     location: PathBuf,

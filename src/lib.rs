@@ -55,6 +55,11 @@ mod resolve;
 mod store;
 mod text;
 
+/// The README's library example, compiled by `cargo test` so that it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExample;
+
 pub use context::pack::{
     DroppedSymbol, Format as PackFormat, Missing, Options as PackOptions, Pack, PackedFile,
     PackedSymbol, Reason, Rendering, Target as PackTarget,
