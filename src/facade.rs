@@ -387,7 +387,16 @@ impl Index {
     /// The repository as signatures grouped by file, under a token budget.
     pub fn skeleton(&self, options: &skeleton::Options) -> Result<skeleton::Skeleton> {
         self.warm(options.tokenizer);
-        self.read(|conn| skeleton::render(conn, options))
+        if options
+            .path_prefix
+            .as_deref()
+            .is_some_and(|p| !p.is_empty())
+        {
+            // A part of the repository: its own graph, not kept.
+            return self.read(|conn| skeleton::render(conn, options));
+        }
+        let repo = self.graph()?;
+        self.read(|conn| skeleton::render_in(conn, &repo, options))
     }
 
     /// The definitions that matter most (personalized PageRank), under a token budget.

@@ -107,14 +107,19 @@ const MIN_ITEM_TOKENS: usize = 3;
 /// Renders the repository (or the files under `opts.path_prefix`) in `opts.mode`, within
 /// `opts.budget` tokens.
 pub fn render(conn: &Connection, opts: &Options) -> Result<Skeleton> {
-    let repo = Repo::load(conn, opts.path_prefix.as_deref())?;
+    render_in(conn, &Repo::load(conn, opts.path_prefix.as_deref())?, opts)
+}
+
+/// `render` on a graph already in memory: `repo` must be `conn`'s, loaded with the same
+/// path prefix as `opts.path_prefix`.
+pub fn render_in(conn: &Connection, repo: &Repo, opts: &Options) -> Result<Skeleton> {
     if repo.files.is_empty() {
         match opts.path_prefix.as_deref() {
             Some(p) if !p.is_empty() => bail!("no indexed file's path starts with {p:?}"),
             _ => bail!("the index holds no files: run `indexer index` first"),
         }
     }
-    let mut r = Renderer::new(conn, &repo, opts);
+    let mut r = Renderer::new(conn, repo, opts);
     match opts.mode {
         Mode::Auto => {
             for mode in [Mode::Skeleton, Mode::Compact, Mode::Summary] {
