@@ -351,7 +351,14 @@ impl Index {
 
     /// Counts, languages, graph health and redactions.
     pub fn status(&self) -> Result<query::Status> {
-        self.read(|conn| query::status(conn, &self.location))
+        self.read(|conn| {
+            let mut status = query::status(conn, &self.location)?;
+            let tree = status.root.as_deref().map(Path::new).filter(|r| r.is_dir());
+            if let (Some(_), Some(root)) = (&self.db, tree) {
+                status.artifact = Some(artifact::freshness(conn, root));
+            }
+            Ok(status)
+        })
     }
 
     /// Full-text search over definitions (names, sub-tokens, signatures, docstrings).

@@ -86,5 +86,5 @@ pub use query::trace::{Direction, Hop, Link, NodeRef, Site, Trace, MAX_HOPS as M
 pub use query::{GraphHealth, Hit, RedactedSite, Source, Status};
 pub use resolve::ResolveStats;
 pub use store::artifact::{
-    Manifest, DIR as ARTIFACT_DIR, FILE as ARTIFACT_FILE, MANIFEST as ARTIFACT_MANIFEST,
+    Freshness, Manifest, DIR as ARTIFACT_DIR, FILE as ARTIFACT_FILE, MANIFEST as ARTIFACT_MANIFEST,
 };

@@ -3,9 +3,10 @@
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use codebase_indexer::{
-    Direction, EvalOptions, Index, IndexOptions, IndexSummary, Link, MapFormat, MapOptions,
-    NodeKind, PackFormat, PackOptions, PackTarget, Renderer, SearchOptions, SkeletonMode,
-    SkeletonOptions, Task, Tokenizer, TraceOptions, ARTIFACT_DIR, ARTIFACT_FILE, MAX_TRACE_HOPS,
+    Direction, EvalOptions, Freshness, Index, IndexOptions, IndexSummary, Link, MapFormat,
+    MapOptions, NodeKind, PackFormat, PackOptions, PackTarget, Renderer, SearchOptions,
+    SkeletonMode, SkeletonOptions, Task, Tokenizer, TraceOptions, ARTIFACT_DIR, ARTIFACT_FILE,
+    MAX_TRACE_HOPS,
 };
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -783,6 +784,38 @@ fn print_status(s: &codebase_indexer::Status) -> Result<()> {
         100.0 * g.isolated_files_ratio,
         100.0 * g.low_confidence_ratio
     )?;
+    match &s.artifact {
+        None => {}
+        Some(Freshness::Absent { path }) => writeln!(
+            out,
+            "artifact  {path}: none in the tree (`indexer export` writes it)"
+        )?,
+        Some(Freshness::Current { path }) => writeln!(out, "artifact  {path}: current")?,
+        Some(Freshness::Stale {
+            path,
+            files,
+            settings_differ,
+        }) => {
+            let settings = if *settings_differ {
+                ", built with other settings or another version"
+            } else {
+                ""
+            };
+            writeln!(
+                out,
+                "artifact  {path}: stale, {files} {} from the index{settings} \
+                 (`indexer export` refreshes it)",
+                if *files == 1 {
+                    "file differs"
+                } else {
+                    "files differ"
+                }
+            )?
+        }
+        Some(Freshness::Unreadable { path, reason }) => {
+            writeln!(out, "artifact  {path}: unreadable: {reason}")?
+        }
+    }
     if s.syntax_error_files > 0 {
         writeln!(
             out,

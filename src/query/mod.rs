@@ -7,6 +7,7 @@ pub mod trace;
 use crate::error::Error;
 use crate::model::NodeKind;
 use crate::store;
+use crate::store::artifact::Freshness;
 use crate::text::split_identifier;
 use anyhow::Result;
 use rusqlite::{params, Connection, OptionalExtension};
@@ -240,6 +241,9 @@ pub struct Status {
     pub graph: GraphHealth,
     /// Secrets taken out of the indexed text: where and what kind, never the value.
     pub redactions: Vec<RedactedSite>,
+    /// The committed artifact in the indexed tree against this index (`None` for an index
+    /// read from an artifact, or one whose tree is gone).
+    pub artifact: Option<Freshness>,
 }
 
 #[derive(Debug, Serialize)]
@@ -314,6 +318,7 @@ pub fn status(conn: &Connection, db: &Path) -> Result<Status> {
                 })
             })?
             .collect::<rusqlite::Result<_>>()?,
+        artifact: None,
     })
 }
 

@@ -248,6 +248,76 @@ pub fn share_present(db: &Path, root: &Path) -> Result<f64> {
 }
 
 /// Reads `artifact.json`, if there is a valid one.
+/// How the artifact in a tree stands against the index of that tree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "lowercase")]
+pub enum Freshness {
+    /// No artifact in the tree.
+    Absent { path: String },
+    /// It holds exactly the indexed files, built with the same settings and version.
+    Current { path: String },
+    /// It describes another state of the tree: `files` differ from the index's (changed,
+    /// added or removed), or the same files with other resolution settings or version.
+    Stale {
+        path: String,
+        files: usize,
+        settings_differ: bool,
+    },
+    /// It cannot be read: corrupt, not ours, or of another schema.
+    Unreadable { path: String, reason: String },
+}
+
+/// Compares the artifact in the tree at `root` with the index open on `conn`. The manifest
+/// answers "current" from its fingerprint alone; otherwise the artifact is decompressed to
+/// count the files that differ.
+pub fn freshness(conn: &Connection, root: &Path) -> Freshness {
+    let artifact = path_in(root);
+    let path = format!("{DIR}/{FILE}");
+    if !artifact.exists() {
+        return Freshness::Absent { path };
+    }
+    let compared = (|| -> Result<Freshness> {
+        let resolution = store::get_meta(conn, "resolution")?.unwrap_or_default();
+        let manifest = read_manifest(&root.join(DIR).join(MANIFEST));
+        let settings_differ = manifest.as_ref().is_none_or(|m| {
+            m.resolution != resolution
+                || m.schema_version != store::SCHEMA_VERSION
+                || m.indexer_version != env!("CARGO_PKG_VERSION")
+        });
+        if manifest.is_some_and(|m| m.fingerprint == fingerprint(conn).unwrap_or_default())
+            && !settings_differ
+        {
+            return Ok(Freshness::Current { path: path.clone() });
+        }
+        let temp = tempfile::Builder::new()
+            .prefix("indexer-")
+            .suffix(".db")
+            .tempfile()?;
+        decompress(&artifact, temp.path())?;
+        let theirs = store::open(temp.path(), Mode::ReadOnly)?;
+        let files = |c: &Connection| -> Result<std::collections::HashMap<String, String>> {
+            let mut q = c.prepare("SELECT path, hash FROM files")?;
+            let rows = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        };
+        let (ours, theirs) = (files(conn)?, files(&theirs)?);
+        let differ = ours
+            .iter()
+            .filter(|(p, h)| theirs.get(*p) != Some(*h))
+            .count()
+            + theirs.keys().filter(|p| !ours.contains_key(*p)).count();
+        Ok(Freshness::Stale {
+            path: path.clone(),
+            files: differ,
+            settings_differ,
+        })
+    })();
+    compared.unwrap_or_else(|e| Freshness::Unreadable {
+        path,
+        reason: format!("{e:#}"),
+    })
+}
+
 pub fn read_manifest(path: &Path) -> Option<Manifest> {
     serde_json::from_slice(&std::fs::read(path).ok()?).ok()
 }

@@ -6,7 +6,7 @@
 use crate::common::artifact_in;
 use crate::common::{dump, options, write, write_tree};
 use codebase_indexer::IndexSummary;
-use codebase_indexer::{IndexOptions, ARTIFACT_DIR, ARTIFACT_FILE, ARTIFACT_MANIFEST};
+use codebase_indexer::{Freshness, IndexOptions, ARTIFACT_DIR, ARTIFACT_FILE, ARTIFACT_MANIFEST};
 use std::path::Path;
 
 const TREE: &[(&str, &str)] = &[
@@ -292,4 +292,54 @@ fn a_tree_that_cannot_take_the_artifact_still_gets_its_index() {
     );
     assert_eq!(s.files, 6);
     assert!(!dump(&dir.path().join("index.db"), "SELECT source_id FROM edges").is_empty());
+}
+
+#[test]
+fn status_says_whether_the_artifact_is_current_stale_or_absent() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    write_tree(&root, TREE);
+    let db = dir.path().join("a.db");
+    index_with_artifact(&root, &db, 2);
+    let state = || {
+        codebase_indexer::Index::open(&db)
+            .unwrap()
+            .status()
+            .unwrap()
+            .artifact
+    };
+    let path = format!("{ARTIFACT_DIR}/{ARTIFACT_FILE}");
+    assert_eq!(state(), Some(Freshness::Current { path: path.clone() }));
+
+    // Indexed again without writing the artifact: one file edited, one added, one removed.
+    write(&root, "app/core.py", b"def helper():\n    return 2\n");
+    write(&root, "app/extra.py", b"def extra():\n    return 3\n");
+    std::fs::remove_file(root.join("web/util.js")).unwrap();
+    crate::common::index(&root, &db);
+    assert_eq!(
+        state(),
+        Some(Freshness::Stale {
+            path: path.clone(),
+            files: 3,
+            settings_differ: false
+        })
+    );
+    // The same files under other resolution settings.
+    index_with_artifact(&root, &db, 2);
+    let mut o = options(&root, &db);
+    o.min_confidence = 0.9;
+    crate::common::run(&o).unwrap();
+    assert_eq!(
+        state(),
+        Some(Freshness::Stale {
+            path: path.clone(),
+            files: 0,
+            settings_differ: true
+        })
+    );
+
+    std::fs::write(artifact_in(&root), b"not zstd").unwrap();
+    assert!(matches!(state(), Some(Freshness::Unreadable { .. })));
+    std::fs::remove_dir_all(root.join(ARTIFACT_DIR)).unwrap();
+    assert_eq!(state(), Some(Freshness::Absent { path }));
 }

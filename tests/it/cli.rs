@@ -68,6 +68,14 @@ fn index_status_search_and_get_source_speak_json() {
     let status = json(&indexer(cache.path(), &sub, &["status", "--json"]));
     assert_eq!(status["db"], db.as_str());
     assert_eq!(status["files"], 3);
+    assert_eq!(status["artifact"]["state"], "current");
+    let text = indexer(cache.path(), &sub, &["status"]);
+    assert!(
+        String::from_utf8_lossy(&text.stdout)
+            .contains("artifact  .codebase-index/graph.db.zst: current\n"),
+        "{}",
+        String::from_utf8_lossy(&text.stdout)
+    );
 
     // Sub-token search: "http request" finds parseHTTPRequest.
     let hits = json(&indexer(

@@ -189,7 +189,12 @@ fn two_opens_of_one_artifact_in_one_process_do_not_collide() {
     assert_eq!(b.source("shop.tax.rate").unwrap().path, "shop/tax.py");
     assert_eq!(b.location(), artifact.as_path());
     let c = Index::open(&artifact).unwrap();
-    assert_eq!(c.status().unwrap().files, 3);
+    let status = c.status().unwrap();
+    assert_eq!(status.files, 3);
+    assert_eq!(
+        status.artifact, None,
+        "an artifact is not compared with itself"
+    );
     assert!(matches!(
         c.export(&dir.path().join("copy.db.zst"), 3),
         Err(Error::InvalidArgument { .. })
