@@ -15,6 +15,21 @@ use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// When a run writes the committed artifact into the tree. Exporting it costs seconds on a
+/// large repository (the canonical copy is rebuilt and recompressed whole), so the everyday
+/// edit loop leaves an existing one alone; `indexer hook install` refreshes it at each
+/// commit, `indexer export` on demand.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ArtifactWrite {
+    /// Only when the tree has none yet (its first index).
+    #[default]
+    IfAbsent,
+    /// After every run that changed it (`indexer index --export`).
+    Always,
+    /// Never (`indexer index --no-artifact`).
+    Never,
+}
+
 /// How to build or refresh an index. `IndexOptions::default()` is what `indexer index`
 /// does with no flags.
 #[derive(Clone)]
@@ -37,9 +52,10 @@ pub struct IndexOptions {
     pub min_confidence: f64,
     /// Guess a name shared by at most this many definitions.
     pub fuzzy_limit: usize,
-    /// Write the committed artifact (`.codebase-index/graph.db.zst`) at this zstd level
-    /// (1-22); `None` writes none.
-    pub artifact_level: Option<i32>,
+    /// When to write the committed artifact (`.codebase-index/graph.db.zst`).
+    pub artifact: ArtifactWrite,
+    /// Its zstd level (1-22).
+    pub compression_level: i32,
     /// Called with (stage, files done, files to do) as the run goes.
     pub progress: Option<Progress>,
 }
@@ -54,9 +70,7 @@ impl IndexOptions {
 
     fn validate(&self) -> Result<()> {
         check_confidence(self.min_confidence)?;
-        if let Some(level) = self.artifact_level {
-            artifact::check_level(level)?;
-        }
+        artifact::check_level(self.compression_level)?;
         if self.max_file_bytes > Self::MAX_FILE_BYTES_LIMIT {
             return Err(Error::invalid(format!(
                 "--max-file-bytes {} is too large: files over {} bytes cannot be indexed",
@@ -80,7 +94,8 @@ impl Default for IndexOptions {
             rebuild: false,
             min_confidence: Self::DEFAULT_MIN_CONFIDENCE,
             fuzzy_limit: Self::DEFAULT_FUZZY_LIMIT,
-            artifact_level: Some(Self::DEFAULT_COMPRESSION_LEVEL),
+            artifact: ArtifactWrite::default(),
+            compression_level: Self::DEFAULT_COMPRESSION_LEVEL,
             progress: None,
         }
     }
@@ -98,7 +113,8 @@ impl std::fmt::Debug for IndexOptions {
             .field("rebuild", &self.rebuild)
             .field("min_confidence", &self.min_confidence)
             .field("fuzzy_limit", &self.fuzzy_limit)
-            .field("artifact_level", &self.artifact_level)
+            .field("artifact", &self.artifact)
+            .field("compression_level", &self.compression_level)
             .field("progress", &self.progress.is_some())
             .finish()
     }
@@ -167,7 +183,7 @@ impl Default for TraceOptions {
 /// let cache = tempfile::tempdir()?;
 /// let options = IndexOptions {
 ///     db: Some(cache.path().join("util.db")),
-///     ..IndexOptions::default() // also writes the artifact into the tree
+///     ..IndexOptions::default() // the first index also writes the artifact into the tree
 /// };
 /// Index::build(tree.path(), options)?;
 ///
@@ -599,7 +615,13 @@ fn run_index(root: &Path, options: &IndexOptions) -> Result<(PathBuf, IndexSumma
         rebuild: options.rebuild,
         min_confidence: options.min_confidence,
         fuzzy_limit: options.fuzzy_limit,
-        artifact_level: options.artifact_level,
+        artifact_level: match options.artifact {
+            ArtifactWrite::Always => Some(options.compression_level),
+            ArtifactWrite::IfAbsent => {
+                (!artifact::path_in(root).exists()).then_some(options.compression_level)
+            }
+            ArtifactWrite::Never => None,
+        },
         progress: options.progress.as_deref(),
     };
     let summary = index::run(&run)?;

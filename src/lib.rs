@@ -5,7 +5,7 @@
 //! is a plain serializable value; every failure an [`Error`] to match on.
 //!
 //! ```
-//! use codebase_indexer::{Index, IndexOptions, PackOptions, PackTarget, SearchOptions};
+//! use codebase_indexer::{ArtifactWrite, Index, IndexOptions, PackOptions, PackTarget, SearchOptions};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let tree = tempfile::tempdir()?;
@@ -17,7 +17,7 @@
 //! let db = tempfile::tempdir()?;
 //! let options = IndexOptions {
 //!     db: Some(db.path().join("shop.db")),
-//!     artifact_level: None, // no `.codebase-index/` written into the tree
+//!     artifact: ArtifactWrite::Never, // no `.codebase-index/` written into the tree
 //!     ..IndexOptions::default()
 //! };
 //! let (index, summary) = Index::build(tree.path(), options)?;
@@ -76,7 +76,7 @@ pub use eval::{
     EvalOptions, Latency, Report as EvalReport, Summary as EvalSummary, SystemResult, Task,
     TaskResult as EvalTask,
 };
-pub use facade::{Index, IndexOptions, SearchOptions, TraceOptions};
+pub use facade::{ArtifactWrite, Index, IndexOptions, SearchOptions, TraceOptions};
 pub use index::walk::SkipReason;
 pub use index::{IndexSummary, Progress, Redacted};
 pub use lang::extract::{extract_file, MAX_NODES_PER_FILE};

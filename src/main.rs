@@ -3,8 +3,8 @@
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use codebase_indexer::{
-    Direction, EvalOptions, Freshness, Index, IndexOptions, IndexSummary, Link, MapFormat,
-    MapOptions, NodeKind, PackFormat, PackOptions, PackTarget, Renderer, SearchOptions,
+    ArtifactWrite, Direction, EvalOptions, Freshness, Index, IndexOptions, IndexSummary, Link,
+    MapFormat, MapOptions, NodeKind, PackFormat, PackOptions, PackTarget, Renderer, SearchOptions,
     SkeletonMode, SkeletonOptions, Task, Tokenizer, TraceOptions, ARTIFACT_DIR, ARTIFACT_FILE,
     MAX_TRACE_HOPS,
 };
@@ -109,9 +109,14 @@ struct IndexArgs {
     /// List every skipped path with its reason.
     #[arg(long, short = 'v')]
     verbose: bool,
-    /// Do not write the committed artifact (`.codebase-index/graph.db.zst`).
-    #[arg(long)]
+    /// Do not write the committed artifact (`.codebase-index/graph.db.zst`), not even into a
+    /// tree that has none.
+    #[arg(long, conflicts_with = "export")]
     no_artifact: bool,
+    /// Also refresh the committed artifact when the tree has one (by default only a tree
+    /// without one gets it; `indexer hook install` refreshes it at each commit).
+    #[arg(long)]
+    export: bool,
     /// zstd level of the artifact (1-22).
     #[arg(long, default_value_t = IndexOptions::DEFAULT_COMPRESSION_LEVEL, value_name = "N")]
     compression_level: i32,
@@ -334,6 +339,7 @@ fn index(
         fuzzy_limit,
         verbose,
         no_artifact,
+        export,
         compression_level,
         target,
     }: IndexArgs,
@@ -349,7 +355,12 @@ fn index(
         rebuild,
         min_confidence,
         fuzzy_limit,
-        artifact_level: (!no_artifact).then_some(compression_level),
+        artifact: match (no_artifact, export) {
+            (true, _) => ArtifactWrite::Never,
+            (_, true) => ArtifactWrite::Always,
+            _ => ArtifactWrite::IfAbsent,
+        },
+        compression_level,
         progress: bar.clone().map(|b| {
             std::sync::Arc::new(move |stage: &str, done: usize, total: usize| {
                 b.set_message(stage.to_string());

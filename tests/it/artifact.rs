@@ -6,7 +6,7 @@
 use crate::common::artifact_in;
 use crate::common::{dump, options, write, write_tree};
 use codebase_indexer::IndexSummary;
-use codebase_indexer::{Freshness, IndexOptions, ARTIFACT_DIR, ARTIFACT_FILE, ARTIFACT_MANIFEST};
+use codebase_indexer::{ArtifactWrite, Freshness, ARTIFACT_DIR, ARTIFACT_FILE, ARTIFACT_MANIFEST};
 use std::path::Path;
 
 const TREE: &[(&str, &str)] = &[
@@ -31,7 +31,7 @@ const TREE: &[(&str, &str)] = &[
 fn index_with_artifact(root: &Path, db: &Path, jobs: usize) -> IndexSummary {
     let mut o = options(root, db);
     o.jobs = Some(jobs);
-    o.artifact_level = Some(IndexOptions::DEFAULT_COMPRESSION_LEVEL);
+    o.artifact = ArtifactWrite::Always;
     crate::common::run(&o).expect("index")
 }
 
@@ -342,4 +342,37 @@ fn status_says_whether_the_artifact_is_current_stale_or_absent() {
     assert!(matches!(state(), Some(Freshness::Unreadable { .. })));
     std::fs::remove_dir_all(root.join(ARTIFACT_DIR)).unwrap();
     assert_eq!(state(), Some(Freshness::Absent { path }));
+}
+
+#[test]
+fn by_default_only_a_tree_without_an_artifact_gets_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    write_tree(&root, TREE);
+    let db = dir.path().join("a.db");
+    let run = |artifact: ArtifactWrite| {
+        let mut o = options(&root, &db);
+        o.artifact = artifact;
+        crate::common::run(&o).unwrap()
+    };
+    assert!(run(ArtifactWrite::Never).artifact.is_none());
+    assert!(!artifact_in(&root).exists());
+    // The first run of the defaults writes it...
+    std::fs::remove_file(&db).unwrap();
+    assert!(run(ArtifactWrite::IfAbsent).artifact.is_some());
+    let first = artifact_bytes(&root);
+    // ...later ones leave it as it is, however the tree changed.
+    write(&root, "app/core.py", b"def helper():\n    return 2\n");
+    let s = run(ArtifactWrite::IfAbsent);
+    assert_eq!((s.extracted, s.artifact.is_none()), (1, true));
+    assert_eq!(artifact_bytes(&root), first);
+    // Asked for, it is brought up to date: the bytes of a full index of the edited tree.
+    assert!(run(ArtifactWrite::Always).artifact.is_some());
+    let refreshed = artifact_bytes(&root);
+    assert_ne!(refreshed, first);
+    let other = dir.path().join("copy");
+    write_tree(&other, TREE);
+    write(&other, "app/core.py", b"def helper():\n    return 2\n");
+    index_with_artifact(&other, &dir.path().join("b.db"), 1);
+    assert_eq!(artifact_bytes(&other), refreshed);
 }

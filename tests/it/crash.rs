@@ -104,8 +104,8 @@ fn a_killed_export_leaves_the_previous_artifact_or_the_new_one() {
     let folder = lab.root.join(".codebase-index");
     let artifact = folder.join("graph.db.zst");
     let manifest = folder.join("artifact.json");
-    // The artifact of `index` is the canonical export of the database.
-    let args = ["index", root, "--db", lab.db_arg()];
+    // The artifact of `index --export` is the canonical export of the database.
+    let args = ["index", root, "--db", lab.db_arg(), "--export"];
     run_ok(&args, &lab.cache);
     assert_eq!(std::fs::read(&artifact).unwrap(), lab.canonical[1]);
     write_version(&lab.root, false);

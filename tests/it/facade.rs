@@ -6,8 +6,8 @@ use crate::common::{artifact_in, options, write, write_tree};
 use std::path::PathBuf;
 
 use codebase_indexer::{
-    Direction, Error, Index, IndexOptions, MapOptions, PackOptions, PackTarget, SearchOptions,
-    TraceOptions,
+    ArtifactWrite, Direction, Error, Index, IndexOptions, MapOptions, PackOptions, PackTarget,
+    SearchOptions, TraceOptions,
 };
 
 const TREE: &[(&str, &str)] = &[
@@ -112,7 +112,7 @@ fn errors_are_typed() {
     ));
     let bad = IndexOptions {
         db: Some(dir.path().join("other.db")),
-        artifact_level: Some(30),
+        compression_level: 30,
         ..IndexOptions::default()
     };
     match Index::build(&root, bad) {
@@ -178,7 +178,7 @@ fn refresh_re_indexes_with_the_options_of_the_build() {
 fn two_opens_of_one_artifact_in_one_process_do_not_collide() {
     let (dir, root, db) = shop();
     let mut run = options(&root, &db);
-    run.artifact_level = Some(IndexOptions::DEFAULT_COMPRESSION_LEVEL);
+    run.artifact = ArtifactWrite::Always;
     crate::common::run(&run).unwrap();
     let artifact = artifact_in(&root);
 

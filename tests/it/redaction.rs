@@ -5,7 +5,7 @@
 
 use crate::common::artifact_in;
 use crate::common::{dump, options, write_tree};
-use codebase_indexer::IndexOptions;
+use codebase_indexer::ArtifactWrite;
 
 /// (kind, the secret as planted). Built from pieces so this file holds no literal secret.
 fn planted() -> Vec<(&'static str, String)> {
@@ -110,7 +110,7 @@ fn planted_secrets_of_every_kind_never_reach_the_database_or_the_artifact() {
     );
     let db = dir.path().join("index.db");
     let mut o = options(&root, &db);
-    o.artifact_level = Some(IndexOptions::DEFAULT_COMPRESSION_LEVEL);
+    o.artifact = ArtifactWrite::Always;
     let summary = crate::common::run(&o).unwrap();
 
     // Nothing of any secret anywhere in the database (every table, as text) or the artifact.

@@ -5,7 +5,7 @@ pub mod extract;
 pub mod graph;
 pub mod lab;
 
-use codebase_indexer::{Error, Index, IndexOptions, IndexSummary};
+use codebase_indexer::{ArtifactWrite, Error, Index, IndexOptions, IndexSummary};
 use std::path::{Path, PathBuf};
 
 /// Writes `files` (path, content) under `root`, creating folders.
@@ -49,7 +49,7 @@ pub fn options(root: &Path, db: &Path) -> Run {
             db: Some(db.to_path_buf()),
             project: Some("fixture".into()),
             jobs: Some(2),
-            artifact_level: None,
+            artifact: ArtifactWrite::Never,
             ..IndexOptions::default()
         },
     }
