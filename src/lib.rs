@@ -46,6 +46,7 @@ mod context;
 mod error;
 mod eval;
 mod facade;
+mod hook;
 mod ids;
 mod index;
 mod lang;
@@ -77,6 +78,7 @@ pub use eval::{
     TaskResult as EvalTask,
 };
 pub use facade::{ArtifactWrite, Index, IndexOptions, SearchOptions, TraceOptions};
+pub use hook::{install_pre_commit_hook, run_pre_commit_hook};
 pub use index::walk::SkipReason;
 pub use index::{IndexSummary, Progress, Redacted};
 pub use lang::extract::{extract_file, MAX_NODES_PER_FILE};

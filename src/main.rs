@@ -75,6 +75,25 @@ enum Command {
     /// Print the source of a definition (qualified name) or a file (path), with its callers
     /// and callees.
     GetSource(GetSourceArgs),
+    /// The git pre-commit hook that stages, at each commit, the artifact of what the commit
+    /// holds.
+    #[command(subcommand)]
+    Hook(HookCommand),
+}
+
+#[derive(Subcommand)]
+enum HookCommand {
+    /// Write the hook into the repository's hooks folder (`.git/hooks/pre-commit`).
+    Install {
+        /// A folder of the repository.
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// Replace a pre-commit hook that is not this tool's.
+        #[arg(long)]
+        force: bool,
+    },
+    /// What the hook runs: index the staged files and stage their artifact.
+    PreCommit,
 }
 
 #[derive(Args)]
@@ -323,6 +342,26 @@ fn run(cli: Cli) -> Result<()> {
         Command::TraceCallers(args) => print_trace(args, Direction::Callers),
         Command::TraceCallees(args) => print_trace(args, Direction::Callees),
         Command::GetSource(args) => get_source(args),
+        Command::Hook(HookCommand::Install { path, force }) => {
+            let program = std::env::current_exe().context("cannot tell where indexer is")?;
+            let hook = codebase_indexer::install_pre_commit_hook(&path, &program, force)?;
+            println!(
+                "installed {}: each commit stages the artifact of what it holds",
+                hook.display()
+            );
+            Ok(())
+        }
+        Command::Hook(HookCommand::PreCommit) => {
+            let cwd = std::env::current_dir().context("cannot read the current directory")?;
+            if let Some(m) = codebase_indexer::run_pre_commit_hook(&cwd)? {
+                eprintln!(
+                    "indexer: staged {ARTIFACT_DIR}/{ARTIFACT_FILE} ({} files, {})",
+                    m.files,
+                    human_bytes(m.artifact_bytes)
+                );
+            }
+            Ok(())
+        }
     }
 }
 

@@ -22,6 +22,7 @@ mod graph_kotlin;
 mod graph_other;
 mod graph_python;
 mod graph_rust;
+mod hook;
 mod index_pipeline;
 mod lang_bash;
 mod lang_c;
