@@ -6,6 +6,8 @@
 
 use crate::error::{Error, Result};
 use crate::facade::{ArtifactWrite, Index, IndexOptions};
+use crate::index::IndexSummary;
+use crate::store::artifact::Freshness;
 use crate::store::{artifact, staging};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -69,7 +71,8 @@ pub fn run_pre_commit_hook(repo: &Path) -> Result<Option<artifact::Manifest>> {
             artifact: ArtifactWrite::Always,
             ..IndexOptions::default()
         };
-        let (_, summary) = Index::build(&root, options)?;
+        let (index, summary) = Index::build(&root, options)?;
+        ensure_current(&index, &summary)?;
         stage_artifact(&root)?;
         return Ok(summary.artifact);
     }
@@ -95,7 +98,8 @@ pub fn run_pre_commit_hook(repo: &Path) -> Result<Option<artifact::Manifest>> {
         artifact: ArtifactWrite::Always,
         ..IndexOptions::default()
     };
-    let (_, summary) = Index::build(&staged, options)?;
+    let (index, summary) = Index::build(&staged, options)?;
+    ensure_current(&index, &summary)?;
     let from = staged.join(artifact::DIR);
     let to = root.join(artifact::DIR);
     for name in ARTIFACT_FILES {
@@ -113,6 +117,19 @@ pub fn run_pre_commit_hook(repo: &Path) -> Result<Option<artifact::Manifest>> {
     }
     stage_artifact(&root)?;
     Ok(summary.artifact)
+}
+
+/// A commit must never carry a stale artifact: when the export did not happen (a read-only
+/// folder, no room), the hook fails and says why, and the commit does not go ahead.
+fn ensure_current(index: &Index, summary: &IndexSummary) -> Result<()> {
+    match index.status()?.artifact {
+        Some(Freshness::Current { .. }) => Ok(()),
+        other => Err(Error::invalid(format!(
+            "the artifact could not be brought up to date ({other:?}){}{}",
+            if summary.notes.is_empty() { "" } else { ": " },
+            summary.notes.join("; ")
+        ))),
+    }
 }
 
 /// Whether every tracked file on disk is as staged and no file the walk would index is

@@ -131,7 +131,7 @@ fn each_stage_uses_only_the_stages_below_it() {
             &["error", "lang", "model", "query", "store", "text"],
         ),
         ("eval", &["context", "error", "query", "store", "text"]),
-        ("hook", &["error", "facade", "store"]),
+        ("hook", &["error", "facade", "index", "store"]),
         (
             "facade",
             &[

@@ -5,20 +5,24 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-fn run(program: &str, cwd: &Path, home: &Path, args: &[&str]) -> Output {
-    let out = Command::new(program)
-        .args(args)
+/// `program` in `cwd` with a git and an indexer of the test's own: no user configuration,
+/// no shared cache.
+fn command(program: &str, cwd: &Path, home: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(program);
+    c.args(args)
         .current_dir(cwd)
-        // A git and an indexer of the test's own: no user configuration, no shared cache.
         .env("HOME", home)
         .env("XDG_CACHE_HOME", home.join("cache"))
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_AUTHOR_NAME", "t")
         .env("GIT_AUTHOR_EMAIL", "t@example.com")
         .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .expect("run");
+        .env("GIT_COMMITTER_EMAIL", "t@example.com");
+    c
+}
+
+fn run(program: &str, cwd: &Path, home: &Path, args: &[&str]) -> Output {
+    let out = command(program, cwd, home, args).output().expect("run");
     assert!(
         out.status.success(),
         "{program} {args:?}: {}{}",
@@ -144,4 +148,28 @@ fn a_foreign_hook_is_kept_and_outside_git_is_a_clear_error() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("not a git repository"), "{err}");
+}
+
+#[test]
+fn a_commit_whose_artifact_cannot_be_written_is_stopped() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let repo = home.join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    std::fs::write(repo.join("a.py"), "def a():\n    return 1\n").unwrap();
+    // `.codebase-index` taken by a file: the artifact has nowhere to go.
+    std::fs::write(repo.join(".codebase-index"), "not a folder\n").unwrap();
+    git(&repo, home, &["init", "-q"]);
+    indexer(&repo, home, &["hook", "install"]);
+    git(&repo, home, &["add", "."]);
+    let out = command("git", &repo, home, &["commit", "-q", "-m", "blocked"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("could not be brought up to date"), "{err}");
+    let log = command("git", &repo, home, &["rev-parse", "--verify", "-q", "HEAD"])
+        .output()
+        .unwrap();
+    assert!(!log.status.success(), "no commit was made");
 }
