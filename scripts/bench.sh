@@ -7,6 +7,8 @@
 #   cold index        fresh database, `indexer index --rebuild`
 #   no-change         re-index with nothing changed
 #   one-file edit     re-index after appending a comment line to one .py file
+#   commit with hook  `git commit` of such an edit with `indexer hook install`'s hook (it
+#                     indexes what the commit holds and stages the artifact)
 #   ctags -R          Universal Ctags over the same tree (all languages, tags file)
 # `linux` adds the Linux kernel (cold index + ctags -R, once each: they take minutes);
 # any other corpus name known to the fetch script adds a cold index + ctags -R row.
@@ -106,7 +108,8 @@ for name in "${CORPORA[@]}"; do
   [[ $name == linux ]] && reps=1
 
   log "$name: cold index x$reps"
-  PRE() { rm -f "$db" "$db"-wal "$db"-shm; }
+  # A fresh tree each time: no database and no committed artifact (so it is written).
+  PRE() { rm -rf "$db" "$db"-wal "$db"-shm "$tree/.codebase-index"; }
   measure "$TMP/$name.cold" "$reps" "$BIN" index "$tree" --db "$db" --rebuild --json "${JOBS_ARG[@]}"
   unset -f PRE
   files=$(summary "$TMP/$name.cold.stdout" files)
@@ -129,6 +132,17 @@ for name in "${CORPORA[@]}"; do
     measure "$TMP/$name.edit" "$REPS" "$BIN" index "$tree" --db "$db" --json "${JOBS_ARG[@]}"
     unset -f PRE POST
     row "$name" "re-index, one .py file edited" "$REPS" "$files" "$(summary "$TMP/$name.edit.stdout" extracted)"
+
+    log "$name: git commit of a one-file edit with the pre-commit hook x$REPS"
+    export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@localhost
+    export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@localhost GIT_CONFIG_NOSYSTEM=1
+    git -C "$tree" init -q
+    (cd "$tree" && "$BIN" hook install >/dev/null && git add -A && git commit -q -m base)
+    PRE() { printf '# bench commit %s\n' "$1" >>"$edit"; git -C "$tree" add "${edit#"$tree"/}"; }
+    measure "$TMP/$name.commit" "$REPS" git -C "$tree" commit -q -m "bench edit"
+    unset -f PRE
+    row "$name" "\`git commit\` of a one-file edit, hook installed" "$REPS" "$files" ""
+    rm -rf "$tree/.git"
   fi
 
   log "$name: ctags -R x$reps"
