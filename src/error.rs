@@ -127,6 +127,19 @@ impl Error {
             message: message.into(),
         }
     }
+
+    /// `Error::Io` about `path`, for `map_err`.
+    pub(crate) fn io(
+        path: &std::path::Path,
+        message: impl Into<String>,
+    ) -> impl FnOnce(std::io::Error) -> Error {
+        let (path, message) = (path.to_path_buf(), message.into());
+        move |source| Error::Io {
+            path,
+            message,
+            source,
+        }
+    }
 }
 
 /// Raises `Error::InvalidArgument` inside a stage (as an `anyhow::Error`).

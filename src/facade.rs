@@ -247,19 +247,7 @@ impl Index {
     }
 
     fn open_artifact(path: &Path) -> Result<Index> {
-        // A private temporary per open: two opens in one process never share a file.
-        let temp = tempfile::Builder::new()
-            .prefix("indexer-")
-            .suffix(".db")
-            .tempfile()
-            .map_err(|e| Error::Io {
-                path: std::env::temp_dir(),
-                message: "cannot create a temporary file for the artifact".into(),
-                source: e,
-            })?;
-        artifact::decompress(path, temp.path())?;
-        // Open, the file's pages stay readable after its name is gone (`temp` drops).
-        let conn = store::open(temp.path(), Mode::ReadOnly)?;
+        let conn = artifact::open_copy(path)?;
         Ok(Index::with_connection(path.to_path_buf(), None, conn))
     }
 
@@ -322,11 +310,10 @@ impl Index {
     ) -> Result<Index> {
         let artifact = artifact.as_ref();
         let root = root.as_ref();
-        let root = root.canonicalize().map_err(|e| Error::Io {
-            path: root.to_path_buf(),
-            message: format!("no such directory: {}", root.display()),
-            source: e,
-        })?;
+        let root = root.canonicalize().map_err(Error::io(
+            root,
+            format!("no such directory: {}", root.display()),
+        ))?;
         let db = db_for(&options, &root)?;
         let project = project_name(&options, &root);
         artifact::import(artifact, &root, &db, &project)?;
@@ -365,16 +352,20 @@ impl Index {
         Ok(self.meta("root")?.map(PathBuf::from))
     }
 
-    /// Counts, languages, graph health and redactions.
+    /// Counts, languages, graph health, redactions, and the committed artifact's freshness.
     pub fn status(&self) -> Result<query::Status> {
-        self.read(|conn| {
-            let mut status = query::status(conn, &self.location)?;
-            let tree = status.root.as_deref().map(Path::new).filter(|r| r.is_dir());
-            if let (Some(_), Some(root)) = (&self.db, tree) {
-                status.artifact = Some(artifact::freshness(conn, root));
-            }
-            Ok(status)
-        })
+        let mut status = self.read(|conn| query::status(conn, &self.location))?;
+        status.artifact = self.artifact_freshness()?;
+        Ok(status)
+    }
+
+    /// How the committed artifact in the indexed tree stands against this index; `None` for
+    /// an index read from an artifact, or one whose tree is gone.
+    pub fn artifact_freshness(&self) -> Result<Option<artifact::Freshness>> {
+        let Some(root) = self.root()?.filter(|r| self.db.is_some() && r.is_dir()) else {
+            return Ok(None);
+        };
+        self.read(|conn| Ok(Some(artifact::freshness(conn, &root))))
     }
 
     /// Full-text search over definitions (names, sub-tokens, signatures, docstrings).
@@ -418,22 +409,19 @@ impl Index {
             // A part of the repository: its own graph, not kept.
             return self.read(|conn| skeleton::render(conn, options));
         }
-        let repo = self.graph()?;
-        self.read(|conn| skeleton::render_in(conn, &repo, options))
+        self.with_graph(|conn, repo| skeleton::render_in(conn, repo, options))
     }
 
     /// The definitions that matter most (personalized PageRank), under a token budget.
     pub fn map(&self, options: &repomap::Options) -> Result<repomap::RepoMap> {
         self.warm(options.tokenizer);
-        let repo = self.graph()?;
-        self.read(|conn| repomap::render_in(conn, &repo, options))
+        self.with_graph(|conn, repo| repomap::render_in(conn, repo, options))
     }
 
     /// The code around a definition, a file or a question, under a token budget.
     pub fn pack(&self, options: &pack::Options) -> Result<pack::Pack> {
         self.warm(options.tokenizer);
-        let repo = self.graph()?;
-        self.read(|conn| pack::build_in(conn, &repo, options))
+        self.with_graph(|conn, repo| pack::build_in(conn, repo, options))
     }
 
     /// Retrieval on tasks with known answers: `rank-files` against BM25 over whole files.
@@ -465,8 +453,8 @@ impl Index {
     }
 
     /// Reopens the database if a rebuild put another file in its place, and forgets the
-    /// graph if the database changed since it was read.
-    fn current(&self) -> Result<()> {
+    /// graph if the database changed since it was read. Returns the database's version.
+    fn current(&self) -> Result<i64> {
         if let Some(db) = &self.db {
             let now = FileIdentity::of(db);
             if now.is_some() && now != self.opened.get() {
@@ -480,7 +468,7 @@ impl Index {
         if graph.as_ref().is_some_and(|(v, _)| *v != version) {
             *graph = None;
         }
-        Ok(())
+        Ok(version)
     }
 
     fn data_version(&self) -> Result<i64> {
@@ -491,16 +479,25 @@ impl Index {
             })
     }
 
-    /// The definitions graph of the whole repository, read once per database version.
-    fn graph(&self) -> Result<Arc<Repo>> {
-        self.current()?;
-        if let Some((_, repo)) = self.graph.borrow().as_ref() {
-            return Ok(Arc::clone(repo));
-        }
-        let version = self.data_version()?;
-        let repo = Arc::new(Repo::load(&self.conn.borrow(), None)?);
-        *self.graph.borrow_mut() = Some((version, Arc::clone(&repo)));
-        Ok(repo)
+    /// Runs `f` on the current database and its whole definitions graph, which is read once
+    /// per database version.
+    fn with_graph<T>(&self, f: impl FnOnce(&Connection, &Repo) -> anyhow::Result<T>) -> Result<T> {
+        let version = self.current()?;
+        let conn = self.conn.borrow();
+        let cached = self
+            .graph
+            .borrow()
+            .as_ref()
+            .map(|(_, repo)| Arc::clone(repo));
+        let repo = match cached {
+            Some(repo) => repo,
+            None => {
+                let repo = Arc::new(Repo::load(&conn, None)?);
+                *self.graph.borrow_mut() = Some((version, Arc::clone(&repo)));
+                repo
+            }
+        };
+        Ok(f(&conn, &repo)?)
     }
 
     /// Starts loading a tokenizer's tables on another thread (about 0.3 s for o200k), so
@@ -575,11 +572,10 @@ fn check_confidence(c: f64) -> Result<()> {
 }
 
 fn canonical_root(root: &Path) -> Result<PathBuf> {
-    root.canonicalize().map_err(|e| Error::Io {
-        path: root.to_path_buf(),
-        message: format!("cannot index {}: no such directory", root.display()),
-        source: e,
-    })
+    root.canonicalize().map_err(Error::io(
+        root,
+        format!("cannot index {}: no such directory", root.display()),
+    ))
 }
 
 /// The database for indexing `root`: `options.db`, or the project's in the cache.

@@ -43,17 +43,14 @@ pub fn install_pre_commit_hook(repo: &Path, program: &Path, force: bool) -> Resu
          exec '{}' hook pre-commit\n",
         program.display().to_string().replace('\'', "'\\''")
     );
-    let io = |e: std::io::Error| Error::Io {
-        path: hook.clone(),
-        message: format!("cannot write {}", hook.display()),
-        source: e,
-    };
-    std::fs::create_dir_all(&hooks).map_err(io)?;
+    let cannot_write = || Error::io(&hook, format!("cannot write {}", hook.display()));
+    std::fs::create_dir_all(&hooks).map_err(cannot_write())?;
     staging::write_atomically(&hook, script.as_bytes())?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).map_err(io)?;
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755))
+            .map_err(cannot_write())?;
     }
     Ok(hook)
 }
@@ -79,11 +76,10 @@ pub fn run_pre_commit_hook(repo: &Path) -> Result<Option<artifact::Manifest>> {
     let scratch = tempfile::Builder::new()
         .prefix("indexer-commit-")
         .tempdir()
-        .map_err(|e| Error::Io {
-            path: std::env::temp_dir(),
-            message: "cannot create a folder for the staged files".into(),
-            source: e,
-        })?;
+        .map_err(Error::io(
+            &std::env::temp_dir(),
+            "cannot create a folder for the staged files",
+        ))?;
     let staged = scratch.path().join("tree");
     let mut prefix = staged.to_string_lossy().into_owned();
     prefix.push('/');
@@ -102,17 +98,13 @@ pub fn run_pre_commit_hook(repo: &Path) -> Result<Option<artifact::Manifest>> {
     ensure_current(&index, &summary)?;
     let from = staged.join(artifact::DIR);
     let to = root.join(artifact::DIR);
+    std::fs::create_dir_all(&to)
+        .map_err(Error::io(&to, format!("cannot create {}", to.display())))?;
     for name in ARTIFACT_FILES {
-        let bytes = std::fs::read(from.join(name)).map_err(|e| Error::Io {
-            path: from.join(name),
-            message: format!("the staged index wrote no {name}"),
-            source: e,
-        })?;
-        std::fs::create_dir_all(&to).map_err(|e| Error::Io {
-            path: to.clone(),
-            message: format!("cannot create {}", to.display()),
-            source: e,
-        })?;
+        let bytes = std::fs::read(from.join(name)).map_err(Error::io(
+            &from.join(name),
+            format!("the staged index wrote no {name}"),
+        ))?;
         staging::write_atomically(&to.join(name), &bytes)?;
     }
     stage_artifact(&root)?;
@@ -122,7 +114,7 @@ pub fn run_pre_commit_hook(repo: &Path) -> Result<Option<artifact::Manifest>> {
 /// A commit must never carry a stale artifact: when the export did not happen (a read-only
 /// folder, no room), the hook fails and says why, and the commit does not go ahead.
 fn ensure_current(index: &Index, summary: &IndexSummary) -> Result<()> {
-    match index.status()?.artifact {
+    match index.artifact_freshness()? {
         Some(Freshness::Current { .. }) => Ok(()),
         other => Err(Error::invalid(format!(
             "the artifact could not be brought up to date ({other:?}){}{}",
@@ -161,11 +153,7 @@ fn git(dir: &Path, args: &[&str]) -> Result<String> {
         .current_dir(dir)
         .env("GIT_TERMINAL_PROMPT", "0")
         .output()
-        .map_err(|e| Error::Io {
-            path: dir.to_path_buf(),
-            message: "cannot run git (is it installed?)".into(),
-            source: e,
-        })?;
+        .map_err(Error::io(dir, "cannot run git (is it installed?)"))?;
     if !out.status.success() {
         return Err(Error::invalid(format!(
             "git {} failed in {}: {}",

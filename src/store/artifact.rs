@@ -7,6 +7,7 @@
 //! the full-text index built in one pass. The same tree gives the same bytes, so the artifact
 //! only changes in `git status` when the code did.
 
+use crate::error::Error;
 use crate::store::staging::{self, rename_into_place, temp_beside, write_atomically};
 use crate::store::{self, Mode};
 use anyhow::{bail, Context, Result};
@@ -267,6 +268,22 @@ pub enum Freshness {
     Unreadable { path: String, reason: String },
 }
 
+/// The artifact's database, read from a private temporary copy: two opens in one process
+/// never share a file, and the copy's name is gone once it is open (its pages stay readable
+/// until the connection closes).
+pub fn open_copy(artifact: &Path) -> Result<Connection> {
+    let temp = tempfile::Builder::new()
+        .prefix("indexer-")
+        .suffix(".db")
+        .tempfile()
+        .map_err(Error::io(
+            &std::env::temp_dir(),
+            "cannot create a temporary file for the artifact",
+        ))?;
+    decompress(artifact, temp.path())?;
+    store::open(temp.path(), Mode::ReadOnly)
+}
+
 /// Compares the artifact in the tree at `root` with the index open on `conn`. The manifest
 /// answers "current" from its fingerprint alone; otherwise the artifact is decompressed to
 /// count the files that differ.
@@ -284,17 +301,14 @@ pub fn freshness(conn: &Connection, root: &Path) -> Freshness {
                 || m.schema_version != store::SCHEMA_VERSION
                 || m.indexer_version != env!("CARGO_PKG_VERSION")
         });
-        if manifest.is_some_and(|m| m.fingerprint == fingerprint(conn).unwrap_or_default())
-            && !settings_differ
-        {
+        let same_files = match &manifest {
+            Some(m) => m.fingerprint == fingerprint(conn)?,
+            None => false,
+        };
+        if same_files && !settings_differ {
             return Ok(Freshness::Current { path: path.clone() });
         }
-        let temp = tempfile::Builder::new()
-            .prefix("indexer-")
-            .suffix(".db")
-            .tempfile()?;
-        decompress(&artifact, temp.path())?;
-        let theirs = store::open(temp.path(), Mode::ReadOnly)?;
+        let theirs = open_copy(&artifact)?;
         let files = |c: &Connection| -> Result<std::collections::HashMap<String, String>> {
             let mut q = c.prepare("SELECT path, hash FROM files")?;
             let rows = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
