@@ -24,6 +24,10 @@ pub enum ArtifactWrite {
     /// Only when the tree has none yet (its first index).
     #[default]
     IfAbsent,
+    /// When the tree has none, not during the run: `IndexSummary::artifact_due` names it
+    /// for the caller to write when it suits (`Index::write_due_artifact`). `indexer index`
+    /// does this from a detached process, so the first index returns without the export.
+    Deferred,
     /// After every run that changed it (`indexer index --export`).
     Always,
     /// Never (`indexer index --no-artifact`).
@@ -342,6 +346,19 @@ impl Index {
         Ok(artifact::export(db, output, level)?)
     }
 
+    /// Writes the artifact a run with `ArtifactWrite::Deferred` left due, at zstd `level`.
+    /// Meant for a caller nobody waits on (a detached process, a background thread): a
+    /// failure is also recorded beside the database, for `status` to report.
+    pub fn write_due_artifact(&self, level: i32) -> Result<Option<artifact::Manifest>> {
+        let written = self
+            .artifact_path()
+            .and_then(|path| self.export(&path, level));
+        if let (Err(e), Some(db)) = (&written, &self.db) {
+            artifact::record_failure(db, &format!("{e:#}"));
+        }
+        written
+    }
+
     /// The path the index was opened from (the database, or the artifact).
     pub fn location(&self) -> &Path {
         &self.location
@@ -365,7 +382,18 @@ impl Index {
         let Some(root) = self.root()?.filter(|r| self.db.is_some() && r.is_dir()) else {
             return Ok(None);
         };
-        self.read(|conn| Ok(Some(artifact::freshness(conn, &root))))
+        let db = self.db.as_deref().expect("checked above");
+        let freshness = self.read(|conn| Ok(artifact::freshness(conn, &root)))?;
+        Ok(Some(match freshness {
+            artifact::Freshness::Absent { path, .. } if artifact::export_running(db) => {
+                artifact::Freshness::Writing { path }
+            }
+            artifact::Freshness::Absent { path, .. } => artifact::Freshness::Absent {
+                path,
+                failed: artifact::last_failure(db),
+            },
+            other => other,
+        }))
     }
 
     /// Full-text search over definitions (names, sub-tokens, signatures, docstrings).
@@ -598,6 +626,7 @@ fn project_name(options: &IndexOptions, root: &Path) -> String {
 fn run_index(root: &Path, options: &IndexOptions) -> Result<(PathBuf, IndexSummary)> {
     options.validate()?;
     let db = db_for(options, root)?;
+    let committed = artifact::path_in(root);
     let run = RunOptions {
         root: root.to_path_buf(),
         db: db.clone(),
@@ -613,14 +642,15 @@ fn run_index(root: &Path, options: &IndexOptions) -> Result<(PathBuf, IndexSumma
         fuzzy_limit: options.fuzzy_limit,
         artifact_level: match options.artifact {
             ArtifactWrite::Always => Some(options.compression_level),
-            ArtifactWrite::IfAbsent => {
-                (!artifact::path_in(root).exists()).then_some(options.compression_level)
-            }
-            ArtifactWrite::Never => None,
+            ArtifactWrite::IfAbsent if !committed.exists() => Some(options.compression_level),
+            ArtifactWrite::IfAbsent | ArtifactWrite::Deferred | ArtifactWrite::Never => None,
         },
         progress: options.progress.as_deref(),
     };
-    let summary = index::run(&run)?;
+    let mut summary = index::run(&run)?;
+    if options.artifact == ArtifactWrite::Deferred && !committed.exists() {
+        summary.artifact_due = Some(committed.display().to_string());
+    }
     Ok((db, summary))
 }
 

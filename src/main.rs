@@ -151,6 +151,10 @@ struct ExportArgs {
     /// zstd level (1-22).
     #[arg(long, default_value_t = IndexOptions::DEFAULT_COMPRESSION_LEVEL, value_name = "N")]
     compression_level: i32,
+    /// The export `indexer index` leaves running when the tree had no artifact: to the
+    /// tree's artifact path, silent, a failure recorded for `status`.
+    #[arg(long, hide = true, conflicts_with = "output")]
+    deferred: bool,
     #[command(flatten)]
     target: Selection,
 }
@@ -397,7 +401,7 @@ fn index(
         artifact: match (no_artifact, export) {
             (true, _) => ArtifactWrite::Never,
             (_, true) => ArtifactWrite::Always,
-            _ => ArtifactWrite::IfAbsent,
+            _ => ArtifactWrite::Deferred,
         },
         compression_level,
         progress: bar.clone().map(|b| {
@@ -412,7 +416,16 @@ fn index(
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let (_, summary) = built?;
+    let (index, mut summary) = built?;
+    if summary.artifact_due.is_some() {
+        if let Err(e) = export_in_background(&index, compression_level) {
+            summary.notes.push(format!(
+                "could not start writing the artifact in the background ({e}): \
+                 `indexer export` writes it"
+            ));
+            summary.artifact_due = None;
+        }
+    }
     for note in &summary.notes {
         eprintln!("note: {note}");
     }
@@ -423,14 +436,42 @@ fn index(
     }
 }
 
+/// The first artifact of a tree, written by a detached `indexer export --deferred` once this
+/// command has returned: the index is usable at once, the artifact follows seconds later
+/// (as `git gc --auto` does its work). The export's lock and atomic renames keep it safe
+/// against later runs and kills; `status` shows it being written, or why it failed.
+fn export_in_background(index: &Index, level: i32) -> std::io::Result<()> {
+    let exe = std::env::current_exe()?;
+    let mut child = std::process::Command::new(exe);
+    child
+        .arg("export")
+        .arg("--deferred")
+        .arg("--compression-level")
+        .arg(level.to_string())
+        .arg("--db")
+        .arg(index.location())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    // Its own process group: a Ctrl-C meant for the shell's next command does not reach it.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut child, 0);
+    child.spawn().map(drop)
+}
+
 fn export(
     ExportArgs {
         output,
         compression_level,
+        deferred,
         target,
     }: ExportArgs,
 ) -> Result<()> {
     let index = open(&target)?;
+    if deferred {
+        index.write_due_artifact(compression_level)?;
+        return Ok(());
+    }
     let output = match output {
         Some(o) => o,
         None => index.artifact_path()?,
@@ -836,10 +877,20 @@ fn print_status(s: &codebase_indexer::Status) -> Result<()> {
     )?;
     match &s.artifact {
         None => {}
-        Some(Freshness::Absent { path }) => writeln!(
-            out,
-            "artifact  {path}: none in the tree (`indexer export` writes it)"
-        )?,
+        Some(Freshness::Absent { path, failed }) => match failed {
+            None => writeln!(
+                out,
+                "artifact  {path}: none in the tree (`indexer export` writes it)"
+            )?,
+            Some(reason) => writeln!(
+                out,
+                "artifact  {path}: none in the tree; writing it in the background failed: \
+                 {reason} (`indexer export` writes it)"
+            )?,
+        },
+        Some(Freshness::Writing { path }) => {
+            writeln!(out, "artifact  {path}: being written in the background")?
+        }
         Some(Freshness::Current { path }) => writeln!(out, "artifact  {path}: current")?,
         Some(Freshness::Stale {
             path,
@@ -933,6 +984,12 @@ fn print_summary(s: &IndexSummary, verbose: bool) -> Result<()> {
         writeln!(
             out,
             "started   from {from}: only files that differ from it were extracted"
+        )?;
+    }
+    if s.artifact_due.is_some() {
+        writeln!(
+            out,
+            "artifact  {ARTIFACT_DIR}/{ARTIFACT_FILE}: being written in the background"
         )?;
     }
     if let Some(m) = &s.artifact {

@@ -81,6 +81,10 @@ pub struct IndexSummary {
     pub bootstrapped_from: Option<String>,
     /// The artifact written after indexing (`None` when unchanged or not asked for).
     pub artifact: Option<artifact::Manifest>,
+    /// The artifact the tree lacks and the run left for its caller to write
+    /// (`ArtifactWrite::Deferred`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub artifact_due: Option<String>,
     /// What the run chose not to do, and why (an unusable artifact).
     pub notes: Vec<String>,
     /// Secrets taken out of the files extracted by this run (never their values).
@@ -439,6 +443,7 @@ impl IndexSummary {
             resolution: ResolveStats::default(),
             bootstrapped_from: None,
             artifact: None,
+            artifact_due: None,
             notes: Vec::new(),
             redactions: Vec::new(),
             elapsed_ms: 0,

@@ -75,13 +75,17 @@ pub fn export(db: &Path, output: &Path, level: i32) -> Result<Option<Manifest>> 
     for written in [output, &manifest_path, &attributes_path] {
         staging::remove_stale(written);
     }
-    let (fingerprint, resolution) = {
+    // One export of a database at a time: the artifact and its manifest are renamed into
+    // place one after the other, and two exports interleaving could pair one's manifest
+    // with the other's artifact. A second export waits, then finds nothing left to do.
+    let _lock = lock_exports(db)?;
+    let (current, resolution) = {
         let conn = store::open(db, Mode::ReadOnly)?;
         let resolution = store::get_meta(&conn, "resolution")?.unwrap_or_default();
         (fingerprint(&conn)?, resolution)
     };
     if let Some(old) = read_manifest(&manifest_path) {
-        let same = old.fingerprint == fingerprint
+        let same = old.fingerprint == current
             && old.resolution == resolution
             && old.schema_version == store::SCHEMA_VERSION
             && old.indexer_version == env!("CARGO_PKG_VERSION")
@@ -95,6 +99,10 @@ pub fn export(db: &Path, output: &Path, level: i32) -> Result<Option<Manifest>> 
     let result = (|| {
         canonical_copy(db, &copy)?;
         let conn = store::open(&copy, Mode::ReadOnly)?;
+        // From the copy, not from the database read above: an index run may have committed
+        // in between, and the manifest must describe the bytes it sits beside.
+        let fingerprint = fingerprint(&conn)?;
+        let resolution = store::get_meta(&conn, "resolution")?.unwrap_or_default();
         let count = |table: &str| -> Result<i64> {
             Ok(conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?)
         };
@@ -144,7 +152,56 @@ pub fn export(db: &Path, output: &Path, level: i32) -> Result<Option<Manifest>> 
         Ok(manifest)
     })();
     let _ = std::fs::remove_file(&copy);
+    let _ = std::fs::remove_file(failure_path(db));
     result.map(Some)
+}
+
+fn export_lock_path(db: &Path) -> PathBuf {
+    store::with_suffix(db, ".export.lock")
+}
+
+/// `None` when the lock file cannot be created (a database in a read-only folder): nothing
+/// else can write beside that database either.
+fn lock_exports(db: &Path) -> Result<Option<std::fs::File>> {
+    let path = export_lock_path(db);
+    let Ok(file) = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+    else {
+        return Ok(None);
+    };
+    file.lock()
+        .with_context(|| format!("cannot lock {}", path.display()))?;
+    Ok(Some(file))
+}
+
+/// Whether an export of database `db` is running now (in this process or another).
+pub fn export_running(db: &Path) -> bool {
+    let Ok(file) = std::fs::OpenOptions::new()
+        .write(true)
+        .open(export_lock_path(db))
+    else {
+        return false;
+    };
+    matches!(file.try_lock(), Err(std::fs::TryLockError::WouldBlock))
+}
+
+/// Where the reason a deferred export of `db` failed is kept until one succeeds: nobody
+/// sees a detached process's errors, so `status` shows this instead.
+fn failure_path(db: &Path) -> PathBuf {
+    store::with_suffix(db, ".export-failure")
+}
+
+/// Records why an export of `db` nobody waited for failed.
+pub fn record_failure(db: &Path, reason: &str) {
+    let _ = write_atomically(&failure_path(db), reason.as_bytes());
+}
+
+/// Why the last export of `db` nobody waited for failed, if it did and none has succeeded.
+pub fn last_failure(db: &Path) -> Option<String> {
+    std::fs::read_to_string(failure_path(db)).ok()
 }
 
 /// Decompresses artifact `artifact` into a new database at `dest` (replacing nothing until it
@@ -253,8 +310,15 @@ pub fn share_present(db: &Path, root: &Path) -> Result<f64> {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "state", rename_all = "lowercase")]
 pub enum Freshness {
-    /// No artifact in the tree.
-    Absent { path: String },
+    /// No artifact in the tree; `failed` says why the last export nobody waited for (the
+    /// one `indexer index` starts in the background) did not write it.
+    Absent {
+        path: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        failed: Option<String>,
+    },
+    /// None in the tree yet: an export is writing it now.
+    Writing { path: String },
     /// It holds exactly the indexed files, built with the same settings and version.
     Current { path: String },
     /// It describes another state of the tree: `files` differ from the index's (changed,
@@ -291,7 +355,7 @@ pub fn freshness(conn: &Connection, root: &Path) -> Freshness {
     let artifact = path_in(root);
     let path = format!("{DIR}/{FILE}");
     if !artifact.exists() {
-        return Freshness::Absent { path };
+        return Freshness::Absent { path, failed: None };
     }
     let compared = (|| -> Result<Freshness> {
         let resolution = store::get_meta(conn, "resolution")?.unwrap_or_default();

@@ -341,7 +341,7 @@ fn status_says_whether_the_artifact_is_current_stale_or_absent() {
     std::fs::write(artifact_in(&root), b"not zstd").unwrap();
     assert!(matches!(state(), Some(Freshness::Unreadable { .. })));
     std::fs::remove_dir_all(root.join(ARTIFACT_DIR)).unwrap();
-    assert_eq!(state(), Some(Freshness::Absent { path }));
+    assert_eq!(state(), Some(Freshness::Absent { path, failed: None }));
 }
 
 #[test]

@@ -55,7 +55,9 @@ fn index_status_search_and_get_source_speak_json() {
         db.starts_with(cache.path().to_str().unwrap()),
         "db in cache: {db}"
     );
-    // The database stays in the cache; the tree gains only the committed artifact.
+    // The database stays in the cache; the tree gains only the committed artifact, written
+    // in the background.
+    crate::common::wait_for_artifact(root);
     let mut written: Vec<String> = std::fs::read_dir(root.join(".codebase-index"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -301,6 +303,73 @@ fn trace_callers_and_callees_walk_the_graph_and_show_unresolved_sites() {
 }
 
 #[test]
+fn the_first_index_writes_its_artifact_in_the_background() {
+    let repo = fixture();
+    let cache = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    let summary = json(&indexer(cache.path(), root, &["index", ".", "--json"]));
+    assert!(summary["artifact_due"]
+        .as_str()
+        .unwrap()
+        .ends_with(".codebase-index/graph.db.zst"));
+    assert!(
+        summary["artifact"].is_null(),
+        "not written by the run itself"
+    );
+    wait_for_artifact(root);
+    let status = json(&indexer(cache.path(), root, &["status", "--json"]));
+    assert_eq!(status["artifact"]["state"], "current");
+    // What the background wrote is the canonical export.
+    let other = cache.path().join("other.db.zst");
+    json(&indexer(
+        cache.path(),
+        root,
+        &["export", "--output", other.to_str().unwrap(), "--json"],
+    ));
+    assert_eq!(
+        std::fs::read(root.join(".codebase-index/graph.db.zst")).unwrap(),
+        std::fs::read(&other).unwrap()
+    );
+    // With an artifact in the tree, later runs leave it alone and start nothing.
+    std::fs::write(root.join("svc/more.py"), "def more():\n    pass\n").unwrap();
+    let summary = json(&indexer(cache.path(), root, &["index", ".", "--json"]));
+    assert!(summary.get("artifact_due").is_none());
+    let status = json(&indexer(cache.path(), root, &["status", "--json"]));
+    assert_eq!(status["artifact"]["state"], "stale");
+    assert_eq!(status["artifact"]["files"], 1);
+}
+
+#[test]
+fn a_background_export_that_fails_is_reported_by_status() {
+    let repo = fixture();
+    let cache = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    // `.codebase-index` taken by a file: the artifact has nowhere to go.
+    std::fs::write(root.join(".codebase-index"), "not a folder\n").unwrap();
+    let out = indexer(cache.path(), root, &["index", "."]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("being written in the background"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let status = loop {
+        let status = json(&indexer(cache.path(), root, &["status", "--json"]));
+        if status["artifact"]["state"] != "writing" && status["artifact"]["failed"].is_string() {
+            break status;
+        }
+        assert!(std::time::Instant::now() < deadline, "{status}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(status["artifact"]["state"], "absent");
+    let failed = status["artifact"]["failed"].as_str().unwrap();
+    assert!(failed.contains(".codebase-index"), "{failed}");
+    let text =
+        String::from_utf8_lossy(&indexer(cache.path(), root, &["status"]).stdout).into_owned();
+    assert!(
+        text.contains("writing it in the background failed"),
+        "{text}"
+    );
+}
+
+#[test]
 fn artifact_export_import_and_queries_on_the_compressed_file() {
     let repo = fixture();
     let cache = tempfile::tempdir().unwrap();
@@ -308,6 +377,7 @@ fn artifact_export_import_and_queries_on_the_compressed_file() {
 
     // `index` writes the artifact; `--no-artifact` would not.
     json(&indexer(cache.path(), root, &["index", ".", "--json"]));
+    crate::common::wait_for_artifact(root);
     let artifact = root.join(".codebase-index/graph.db.zst");
     assert!(artifact.exists());
     let manifest: serde_json::Value =

@@ -158,6 +158,26 @@ fn a_killed_export_leaves_the_previous_artifact_or_the_new_one() {
         no_leftovers(&folder);
         hit
     });
+
+    // The export `indexer index` leaves running in the background for a tree without an
+    // artifact, killed: no artifact yet or a complete one, and the next one writes it.
+    let deferred = ["export", "--deferred", "--db", lab.db_arg()];
+    kill_rounds(5, |at, _| {
+        std::fs::remove_dir_all(&folder).unwrap();
+        let hit = lab.kill_after(&deferred, usual_export.mul_f64(at));
+        match std::fs::read(&artifact) {
+            Ok(packed) => {
+                assert!(lab.canonical.contains(&packed));
+                assert!(manifest.exists(), "an artifact without its manifest");
+            }
+            Err(_) => assert!(!manifest.exists()),
+        }
+        // The next export clears what the killed one left.
+        run_ok(&deferred, &lab.cache);
+        assert!(lab.canonical.contains(&std::fs::read(&artifact).unwrap()));
+        no_leftovers(&folder);
+        hit
+    });
 }
 
 #[test]
@@ -166,6 +186,7 @@ fn a_killed_bootstrap_from_the_artifact_leaves_no_database_or_a_complete_one() {
     let root = lab.root.to_str().unwrap();
     // The committed artifact is of version 1; the clone's tree is at either version.
     run_ok(&["index", root, "--db", lab.db_arg()], &lab.cache);
+    crate::common::wait_for_artifact(&lab.root);
     let artifact = lab.root.join(".codebase-index/graph.db.zst");
     assert_eq!(std::fs::read(&artifact).unwrap(), lab.canonical[1]);
     let args = lab.index_args();

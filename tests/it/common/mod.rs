@@ -70,6 +70,23 @@ pub fn artifact_in(root: &Path) -> PathBuf {
         .join(codebase_indexer::ARTIFACT_FILE)
 }
 
+/// Waits for the artifact that `indexer index` writes in the background into a tree that
+/// had none; its manifest is written last, once the artifact is complete.
+pub fn wait_for_artifact(root: &Path) {
+    let manifest = root
+        .join(codebase_indexer::ARTIFACT_DIR)
+        .join(codebase_indexer::ARTIFACT_MANIFEST);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !manifest.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no artifact written into {}",
+            root.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 pub fn db_path(dir: &tempfile::TempDir, name: &str) -> PathBuf {
     dir.path().join(name)
 }
