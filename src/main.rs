@@ -983,7 +983,12 @@ fn print_summary(s: &IndexSummary, verbose: bool) -> Result<()> {
     if let Some(from) = &s.bootstrapped_from {
         writeln!(
             out,
-            "started   from {from}: only files that differ from it were extracted"
+            "started   from {from}: only files that differ from it were extracted{}",
+            if s.vouched_by_git > 0 {
+                format!(" ({} known equal from git, unread)", s.vouched_by_git)
+            } else {
+                String::new()
+            }
         )?;
     }
     if s.artifact_due.is_some() {

@@ -3,6 +3,7 @@
 //! renames it into place; later runs update the existing database incrementally in a single
 //! transaction. Either way a killed run leaves the previous good database.
 
+mod git;
 #[cfg(test)]
 mod hostile_input;
 pub mod redact;
@@ -79,6 +80,9 @@ pub struct IndexSummary {
     pub resolution: ResolveStats,
     /// The artifact the database was started from, when there was none yet.
     pub bootstrapped_from: Option<String>,
+    /// Of the unchanged files, those known to equal the artifact's from git's blob ids,
+    /// without being read.
+    pub vouched_by_git: usize,
     /// The artifact written after indexing (`None` when unchanged or not asked for).
     pub artifact: Option<artifact::Manifest>,
     /// The artifact the tree lacks and the run left for its caller to write
@@ -267,16 +271,27 @@ fn update(
     } else {
         HashMap::new()
     };
+    // A database just started from the committed artifact knows no modification times; in a
+    // git work tree, git's blob ids tell which files hold the artifact's content unread.
+    let vouched = if summary.bootstrapped_from.is_some() {
+        git::unmodified_blobs(&opts.root).unwrap_or_default()
+    } else {
+        HashMap::new()
+    };
     // Files whose size and mtime match the database are unchanged without being read.
-    let mut to_read: Vec<&Candidate> = candidates
-        .iter()
-        .filter(|c| {
-            !known
-                .get(c.path.as_str())
-                .is_some_and(|k| k.size == c.size && k.mtime_ns == c.mtime_ns)
-        })
-        .collect();
+    let mut to_touch = Vec::new();
+    let mut to_read: Vec<&Candidate> = Vec::new();
+    for c in candidates {
+        match known.get(c.path.as_str()) {
+            Some(k) if k.size == c.size && k.mtime_ns == c.mtime_ns => {}
+            Some(k) if k.size == c.size && vouched.get(&c.path) == Some(&k.hash) => {
+                to_touch.push(c)
+            }
+            _ => to_read.push(c),
+        }
+    }
     summary.unchanged = candidates.len() - to_read.len();
+    summary.vouched_by_git = to_touch.len();
     // Written in id order, every table grows by appending at the end of its B-tree instead of
     // splitting pages all over a database far larger than the page cache.
     to_read.sort_by_cached_key(|c| crate::ids::file_id(&c.path));
@@ -292,6 +307,9 @@ fn update(
     let mut tracker = Tracker::default();
     let observer = incremental.then_some(&mut tracker as &mut dyn writer::Observer);
     let mut writer = Writer::new(&tx, observer)?;
+    for c in to_touch {
+        writer.touch_file(&c.path, c.mtime_ns)?;
+    }
     let mut uncommitted_bytes = 0u64;
     let mut done = 0usize;
     process_in_order(
@@ -442,6 +460,7 @@ impl IndexSummary {
             nodes_by_kind: BTreeMap::new(),
             resolution: ResolveStats::default(),
             bootstrapped_from: None,
+            vouched_by_git: 0,
             artifact: None,
             artifact_due: None,
             notes: Vec::new(),
@@ -485,7 +504,7 @@ fn read_and_extract(c: &Candidate, known: Option<&Known>) -> FileRead {
         ContentClass::Generated => return FileRead::Skipped(SkipReason::Generated),
         ContentClass::Text => {}
     }
-    let hash = blake3::hash(&bytes).to_hex().to_string();
+    let hash = git::blob_id(&bytes);
     if known.is_some_and(|k| k.hash == hash) {
         return FileRead::SameContent;
     }

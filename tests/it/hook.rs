@@ -1,6 +1,7 @@
-//! The pre-commit hook in a real git repository made by the test: each commit carries the
-//! artifact of what it holds (staged files only), byte-identical to `indexer export` of an
-//! index of the committed tree.
+//! Real git repositories made by the tests: the pre-commit hook (each commit carries the
+//! artifact of what it holds, staged files only, byte-identical to `indexer export` of an
+//! index of the committed tree), and a fresh clone starting from its committed artifact with
+//! git's blob ids instead of reading every file.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -172,4 +173,125 @@ fn a_commit_whose_artifact_cannot_be_written_is_stopped() {
         .output()
         .unwrap();
     assert!(!log.status.success(), "no commit was made");
+}
+
+#[test]
+fn a_fresh_clone_reads_only_the_files_git_does_not_vouch_for() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let repo = home.join("origin");
+    std::fs::create_dir(&repo).unwrap();
+    git(&repo, home, &["init", "-q"]);
+    let files = [
+        (
+            "app/models.py",
+            "class User:\n    def name(self):\n        return helper()\n",
+        ),
+        ("app/util.py", "def helper():\n    return 1\n"),
+        (
+            "app/views.py",
+            "from app.models import User\n\ndef show():\n    return User().name()\n",
+        ),
+        (
+            "cmd/main.go",
+            "package main\n\nfunc main() { run() }\n\nfunc run() {}\n",
+        ),
+        ("lib/core.rs", "pub fn core() -> u32 { 1 }\n"),
+        ("README.md", "# origin\n"),
+    ];
+    for (path, text) in files {
+        let p = repo.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let db = home.join("origin.db");
+    indexer(
+        &repo,
+        home,
+        &["index", ".", "--db", db.to_str().unwrap(), "--export"],
+    );
+    git(&repo, home, &["add", "-A"]);
+    git(&repo, home, &["commit", "-q", "-m", "with its artifact"]);
+
+    git(
+        home,
+        home,
+        &["clone", "-q", repo.to_str().unwrap(), "clone"],
+    );
+    let clone = home.join("clone");
+    // Edited in the work tree only (same size: only the blob id tells), edited and staged,
+    // and a file git does not track.
+    std::fs::write(clone.join("app/util.py"), "def helper():\n    return 2\n").unwrap();
+    std::fs::write(clone.join("lib/core.rs"), "pub fn core() -> u32 { 2 }\n").unwrap();
+    git(&clone, home, &["add", "lib/core.rs"]);
+    std::fs::write(
+        clone.join("app/extra.py"),
+        "def extra():\n    return helper()\n",
+    )
+    .unwrap();
+    let clone_db = home.join("clone.db");
+    let out = indexer(
+        &clone,
+        home,
+        &["index", ".", "--db", clone_db.to_str().unwrap(), "--json"],
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(summary["bootstrapped_from"].is_string(), "{summary}");
+    assert_eq!(summary["extracted"], 3, "{summary}");
+    assert_eq!(summary["vouched_by_git"], 4, "{summary}");
+    // Exactly the index a full run over the clone builds.
+    let full_db = home.join("full.db");
+    indexer(
+        &clone,
+        home,
+        &[
+            "index",
+            ".",
+            "--db",
+            full_db.to_str().unwrap(),
+            "--rebuild",
+            "--no-artifact",
+        ],
+    );
+    for table in [
+        "SELECT path, language, size, hash, lines, flags, module FROM files ORDER BY path",
+        "SELECT id, kind, qualified_name, start_line, end_line FROM nodes ORDER BY id",
+        "SELECT source_id, target_id, kind, confidence, strategy, line FROM edges \
+         ORDER BY 1, 2, 3, 6",
+        "SELECT source_id, name, reason, line FROM unresolved ORDER BY 1, 2, 4",
+    ] {
+        assert_eq!(
+            crate::common::dump(&clone_db, table),
+            crate::common::dump(&full_db, table),
+            "{table}"
+        );
+    }
+    // The next run finds every file by its modification time.
+    let out = indexer(
+        &clone,
+        home,
+        &["index", ".", "--db", clone_db.to_str().unwrap(), "--json"],
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["extracted"], 0, "{summary}");
+    assert_eq!(summary["vouched_by_git"], 0, "{summary}");
+
+    // Without git's word (no `.git`), every file is read and hashed as before.
+    let plain = home.join("plain");
+    git(
+        home,
+        home,
+        &["clone", "-q", repo.to_str().unwrap(), "plain"],
+    );
+    std::fs::remove_dir_all(plain.join(".git")).unwrap();
+    let plain_db = home.join("plain.db");
+    let out = indexer(
+        &plain,
+        home,
+        &["index", ".", "--db", plain_db.to_str().unwrap(), "--json"],
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(summary["bootstrapped_from"].is_string(), "{summary}");
+    assert_eq!(summary["extracted"], 0, "{summary}");
+    assert_eq!(summary["vouched_by_git"], 0, "{summary}");
 }

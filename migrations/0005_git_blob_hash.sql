@@ -1,0 +1,5 @@
+-- codebase-indexer schema, version 5: files.hash is the file's git blob id (SHA-1 of
+-- "blob <size>\0" and its bytes, hex), the id `git ls-files --stage` shows for the same
+-- content. A fresh clone then tells which files equal its committed artifact's from what git
+-- already holds, without reading them. Earlier versions held a blake3 hash there, so their
+-- databases are rebuilt rather than migrated in place (see `index::run`).
