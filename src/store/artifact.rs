@@ -215,7 +215,7 @@ pub fn decompress(artifact: &Path, dest: &Path) -> Result<()> {
         let output = std::fs::File::create(&temp)
             .with_context(|| format!("cannot write {}", temp.display()))?;
         // Each frame's checksum proves its bytes are the ones exported.
-        decode_frames(&packed, output).with_context(|| {
+        decode_frames(&packed, &output).with_context(|| {
             format!(
                 "{} is corrupt or truncated (not a valid zstd stream)",
                 artifact.display()
@@ -466,14 +466,21 @@ fn canonical_copy(src: &Path, dest: &Path) -> Result<()> {
 const FRAME_BYTES: usize = 8 << 20;
 
 fn compress(src: &Path, dest: &Path, level: i32) -> Result<()> {
-    let data = std::fs::read(src)?;
+    let input =
+        std::fs::File::open(src).with_context(|| format!("cannot read {}", src.display()))?;
+    let len = input.metadata()?.len();
     let mut output = std::io::BufWriter::new(
         std::fs::File::create(dest).with_context(|| format!("cannot write {}", dest.display()))?,
     );
-    let chunks: Vec<&[u8]> = data.chunks(FRAME_BYTES).collect();
+    // Read a frame's worth at a time: the database is never held whole in memory.
+    let starts: Vec<u64> = (0..len).step_by(FRAME_BYTES).collect();
     in_waves(
-        &chunks,
-        |chunk| compress_frame(chunk, level),
+        &starts,
+        |&start| {
+            let mut chunk = vec![0; (len - start).min(FRAME_BYTES as u64) as usize];
+            read_at(&input, &mut chunk, start)?;
+            compress_frame(&chunk, level)
+        },
         |frame| output.write_all(&frame),
     )?;
     output
@@ -491,27 +498,98 @@ fn compress_frame(chunk: &[u8], level: i32) -> std::io::Result<Vec<u8>> {
     c.compress(chunk)
 }
 
-/// Decompresses concatenated frames into `output`, a few at a time on all cores.
-fn decode_frames(packed: &[u8], output: std::fs::File) -> Result<()> {
+/// Decompresses concatenated frames into `output`. Each frame's header gives its size, so
+/// every frame has a known place in the file: the cores decode and write frames side by
+/// side, each into one buffer it reuses.
+fn decode_frames(packed: &[u8], output: &std::fs::File) -> Result<()> {
     let mut frames = Vec::new();
     let mut rest = packed;
+    let mut offset = 0u64;
     while !rest.is_empty() {
         let len = zstd::zstd_safe::find_frame_compressed_size(rest)
             .map_err(|_| anyhow::anyhow!("a frame is cut short"))?;
-        frames.push(&rest[..len]);
+        let Ok(Some(size)) = zstd::zstd_safe::get_frame_content_size(&rest[..len]) else {
+            // Not written by `export` (a stream compressed some other way): in order.
+            let mut out = std::io::BufWriter::new(output);
+            zstd::stream::copy_decode(packed, &mut out)?;
+            out.flush()?;
+            return Ok(());
+        };
+        frames.push((&rest[..len], offset, size));
+        offset += size;
         rest = &rest[len..];
     }
     if frames.is_empty() {
         bail!("it is empty");
     }
-    let mut output = std::io::BufWriter::new(output);
-    in_waves(
-        &frames,
-        |frame| zstd::stream::decode_all(*frame),
-        |part| output.write_all(&part),
-    )?;
-    output.flush()?;
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs.min(frames.len()))
+            .map(|_| {
+                scope.spawn(|| -> Result<()> {
+                    let mut decoder = zstd::bulk::Decompressor::new()?;
+                    let mut buffer = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&(frame, at, size)) = frames.get(i) else {
+                            return Ok(());
+                        };
+                        let size = usize::try_from(size).context("a frame is too large")?;
+                        buffer.clear();
+                        buffer.reserve(size);
+                        decoder.decompress_to_buffer(frame, &mut buffer)?;
+                        if buffer.len() != size {
+                            bail!("a frame holds other than the size its header gives");
+                        }
+                        write_at(output, &buffer, at)?;
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("zstd thread panicked"))
+            .collect::<Result<Vec<()>>>()
+    })?;
     Ok(())
+}
+
+fn read_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+    }
+    #[cfg(windows)]
+    {
+        let (mut done, mut buf) = (0, buf);
+        while !buf.is_empty() {
+            let n = std::os::windows::fs::FileExt::seek_read(file, buf, offset + done)?;
+            if n == 0 {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+            buf = &mut buf[n..];
+            done += n as u64;
+        }
+        Ok(())
+    }
+}
+
+fn write_at(file: &std::fs::File, buf: &[u8], offset: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::write_all_at(file, buf, offset)
+    }
+    #[cfg(windows)]
+    {
+        let (mut done, mut buf) = (0, buf);
+        while !buf.is_empty() {
+            let n = std::os::windows::fs::FileExt::seek_write(file, buf, offset + done)?;
+            buf = &buf[n..];
+            done += n as u64;
+        }
+        Ok(())
+    }
 }
 
 /// Runs `work` on the items, one thread per core at a time, and hands each result to `sink`
