@@ -4,7 +4,13 @@
 #   scripts/bench.sh [django] [linux] [NAME...]      (run from the repository root)
 #
 # Always measures Django (the default corpus):
-#   cold index        fresh database, `indexer index --rebuild`
+#   cold index        no database and no artifact: `indexer index` with the defaults (it
+#                     returns once the index is built; the artifact is then written by a
+#                     detached export, timed on its own row, waited for before going on)
+#   fresh clone       `git clone` of the tree with its committed artifact, 1% of the files
+#                     edited, then `indexer index`; against a cold index of the same clone
+#                     without the artifact, tables compared for equality (also for every
+#                     other corpus named, e.g. `gostd`)
 #   no-change         re-index with nothing changed
 #   one-file edit     re-index after appending a comment line to one .py file
 #   commit with hook  `git commit` of such an edit with `indexer hook install`'s hook (it
@@ -64,7 +70,10 @@ trap cleanup EXIT
 # The indexer keeps per-project state under the XDG cache; keep it out of the user's.
 export XDG_CACHE_HOME=$TMP/xdg
 
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@localhost
+export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@localhost GIT_CONFIG_NOSYSTEM=1
 ROWS=()        # Markdown rows, in order
+NOTES=()       # ratios and checks printed under the table
 declare -A COLD_S CTAGS_S
 
 # measure OUT REPS CMD...: runs CMD REPS times (stdout to OUT.stdout of the last run) and
@@ -83,16 +92,89 @@ measure() {
     (( m > rss )) && rss=$m
     if declare -F POST >/dev/null; then POST "$i"; fi
   done
-  WALL=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR]=$1} END {
-    if (NR % 2) print a[(NR+1)/2]; else printf "%.2f\n", (a[NR/2]+a[NR/2+1])/2 }')
+  WALL=$(median "${walls[@]}")
   RSS=$rss
+}
+
+median() {
+  printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {
+    if (NR % 2) print a[(NR+1)/2]; else printf "%.2f\n", (a[NR/2]+a[NR/2+1])/2 }'
+}
+
+# wait_for_artifact TREE: until the background export of the run that just returned has
+# written the manifest (its last step); appends the seconds waited to EXPORT_WAITS.
+wait_for_artifact() {
+  local start end
+  start=$(date +%s.%N)
+  until [[ -f $1/.codebase-index/artifact.json ]]; do sleep 0.02; done
+  end=$(date +%s.%N)
+  EXPORT_WAITS+=("$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.2f", b - a}')")
+}
+
+# Every row the index holds, without what depends on where or when it was built.
+tables() {
+  sqlite3 "$1" "SELECT path, language, size, hash, lines, flags, module FROM files ORDER BY path;
+    SELECT id, file_id, kind, qualified_name, parent_id, signature, start_line, end_line,
+      start_byte, end_byte FROM nodes ORDER BY id;
+    SELECT source_id, target_id, kind, confidence, strategy, line FROM edges
+      ORDER BY source_id, target_id, kind, line, strategy;
+    SELECT source_id, kind, name, reason, candidates, line FROM unresolved
+      ORDER BY source_id, line, name, kind, reason;" | md5sum | cut -d' ' -f1
+}
+
+# fresh_clone NAME TREE: a git repository of TREE with its artifact committed; each timed
+# run clones it, edits 1% of the tracked files (a comment line appended) and indexes the
+# clone. The cold runs index the same edited clone without the artifact.
+fresh_clone() {
+  local name=$1 tree=$2 origin=$TMP/$1.origin clone=$TMP/$1.clone fdb=$TMP/$1.fresh.db cdb=$TMP/$1.cold.db
+  log "$name: fresh clone with its artifact, 1% of files edited, x$COLD_REPS"
+  cp -a "$tree" "$origin"
+  rm -rf "$origin/.codebase-index"
+  git -C "$origin" init -q
+  "$BIN" index "$origin" --db "$TMP/$name.origin.db" --export "${JOBS_ARG[@]}" >/dev/null
+  git -C "$origin" add -A
+  git -C "$origin" commit -q -m base
+  local total
+  total=$(summary "$TMP/$name.cold.stdout" files)
+  EDITS=$(( (total + 99) / 100 ))
+  clone_and_edit() {
+    rm -rf "$clone" "$fdb" "$fdb"-wal "$fdb"-shm "$cdb" "$cdb"-wal "$cdb"-shm
+    git clone -q "$origin" "$clone"
+    # Source files of the indexed languages, spread over the tree.
+    local code=$TMP/$name.code
+    git -C "$clone" ls-files -- '*.py' '*.go' '*.rs' '*.c' '*.java' '*.ts' '*.js' '*.rb' '*.php' >"$code"
+    awk -v n="$EDITS" -v t="$(wc -l <"$code")" 'NR % int(t / n > 1 ? t / n : 1) == 0' "$code" \
+      | head -n "$EDITS" | while IFS= read -r f; do
+        case $f in *.py | *.rb) printf '# edited\n' ;; *) printf '// edited\n' ;; esac >>"$clone/$f"
+      done
+    [[ ${1:-} == cold ]] && rm -rf "$clone/.codebase-index"
+    sync
+  }
+  PRE() { clone_and_edit; }
+  measure "$TMP/$name.fresh" "$COLD_REPS" "$BIN" index "$clone" --db "$fdb" --json "${JOBS_ARG[@]}"
+  local fresh=$WALL fresh_tables
+  fresh_tables=$(tables "$fdb")
+  row "$name" "fresh clone with its artifact, 1% of files edited" "$COLD_REPS" "$(summary "$TMP/$name.fresh.stdout" files)" "$(summary "$TMP/$name.fresh.stdout" extracted)"
+  PRE() { clone_and_edit cold; }
+  EXPORT_WAITS=()
+  POST() { wait_for_artifact "$clone"; }
+  measure "$TMP/$name.freshcold" "$COLD_REPS" "$BIN" index "$clone" --db "$cdb" --json "${JOBS_ARG[@]}"
+  unset -f PRE POST
+  row "$name" "cold index of the same edited clone, defaults" "$COLD_REPS" "$(summary "$TMP/$name.freshcold.stdout" files)" "$(summary "$TMP/$name.freshcold.stdout" extracted)"
+  local same=differ
+  [[ $(tables "$cdb") == "$fresh_tables" ]] && same=equal
+  NOTES+=("$(awk -v n="$name" -v a="$WALL" -v b="$fresh" -v s="$same" 'BEGIN {
+    printf "%s: cold index / fresh clone wall time = %.1f; tables of the two indexes: %s", n, a / b, s }')")
+  rm -rf "$origin" "$clone" "$fdb"* "$cdb"* "$TMP/$name.origin.db"*
 }
 
 # The indexer's --json summary: field from the last measured run.
 summary() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
 
 row() { # corpus, run, reps, files, extracted
-  ROWS+=("| $1 | $2 | $(printf '%.2f' "$WALL") | $((RSS / 1024)) | $3 | $4 | $5 |")
+  local rss=n/a
+  [[ -n $RSS ]] && rss=$((RSS / 1024))
+  ROWS+=("| $1 | $2 | $(printf '%.2f' "$WALL") | $rss | $3 | $4 | $5 |")
 }
 
 index() { "$BIN" index "$1" --db "$2" --json "${JOBS_ARG[@]}" "${@:3}"; }
@@ -108,13 +190,22 @@ for name in "${CORPORA[@]}"; do
   [[ $name == linux ]] && reps=1
 
   log "$name: cold index x$reps"
-  # A fresh tree each time: no database and no committed artifact (so it is written).
-  PRE() { rm -rf "$db" "$db"-wal "$db"-shm "$tree/.codebase-index"; }
-  measure "$TMP/$name.cold" "$reps" "$BIN" index "$tree" --db "$db" --rebuild --json "${JOBS_ARG[@]}"
-  unset -f PRE
+  # A fresh tree each time: no database and no committed artifact (so one is written, in
+  # the background). `sync` first: no run pays for the writeback of the one before.
+  PRE() { rm -rf "$db" "$db"-wal "$db"-shm "$tree/.codebase-index"; sync; }
+  EXPORT_WAITS=()
+  POST() { wait_for_artifact "$tree"; }
+  measure "$TMP/$name.cold" "$reps" "$BIN" index "$tree" --db "$db" --json "${JOBS_ARG[@]}"
+  unset -f PRE POST
   files=$(summary "$TMP/$name.cold.stdout" files)
-  row "$name" "cold index (\`--rebuild\`)" "$reps" "$files" "$(summary "$TMP/$name.cold.stdout" extracted)"
+  row "$name" "cold index, defaults" "$reps" "$files" "$(summary "$TMP/$name.cold.stdout" extracted)"
   COLD_S[$name]=$WALL
+  WALL=$(median "${EXPORT_WAITS[@]}") RSS=
+  row "$name" "its artifact, written in the background after it returned" "$reps" "" ""
+
+  if [[ $name != linux ]]; then
+    fresh_clone "$name" "$tree"
+  fi
 
   if [[ $name == django ]]; then
     log "$name: no-change re-index x$REPS"
@@ -134,8 +225,6 @@ for name in "${CORPORA[@]}"; do
     row "$name" "re-index, one .py file edited" "$REPS" "$files" "$(summary "$TMP/$name.edit.stdout" extracted)"
 
     log "$name: git commit of a one-file edit with the pre-commit hook x$REPS"
-    export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@localhost
-    export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@localhost GIT_CONFIG_NOSYSTEM=1
     git -C "$tree" init -q
     (cd "$tree" && "$BIN" hook install >/dev/null && git add -A && git commit -q -m base)
     PRE() { printf '# bench commit %s\n' "$1" >>"$edit"; git -C "$tree" add "${edit#"$tree"/}"; }
@@ -169,3 +258,4 @@ for name in "${CORPORA[@]}"; do
     if (b > 0) printf "%s: cold index / ctags -R wall time = %.2f\n", n, a / b
     else printf "%s: ctags -R too fast to compare\n", n }'
 done
+printf '%s\n' "${NOTES[@]}"
