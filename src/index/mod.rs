@@ -147,9 +147,12 @@ pub fn run(opts: &RunOptions<'_>) -> Result<IndexSummary> {
     let committed = artifact::path_in(&opts.root);
     let bootstrap = !opts.rebuild && !opts.db.exists() && committed.exists();
     let (root, staged) = (&opts.root, &temp);
-    let (walked, started_from) = std::thread::scope(|scope| {
+    let (walked, started_from, mut vouched) = std::thread::scope(|scope| {
         let unpacking =
             bootstrap.then(|| scope.spawn(|| artifact::bootstrap(&committed, root, staged)));
+        // A database started from the artifact knows no modification times; in a git work
+        // tree, git's blob ids tell which files hold the artifact's content unread.
+        let asking_git = bootstrap.then(|| scope.spawn(|| git::unmodified_blobs(root)));
         let walked = walk::walk(&WalkOptions {
             root: &opts.root,
             excludes: &opts.excludes,
@@ -158,17 +161,23 @@ pub fn run(opts: &RunOptions<'_>) -> Result<IndexSummary> {
             include_env: opts.include_env,
         });
         let started_from = unpacking.map(|h| h.join().expect("artifact thread panicked"));
-        (walked, started_from)
+        let vouched = asking_git
+            .and_then(|h| h.join().expect("git thread panicked"))
+            .unwrap_or_default();
+        (walked, started_from, vouched)
     });
     let (candidates, skipped) = walked?;
     let mut bootstrapped_from = None;
     let mut notes = Vec::new();
     match started_from {
         Some(Ok(())) => bootstrapped_from = Some(committed.display().to_string()),
-        Some(Err(e)) => notes.push(format!(
-            "not starting from {}: {e:#}; building a full index instead",
-            committed.display()
-        )),
+        Some(Err(e)) => {
+            vouched.clear();
+            notes.push(format!(
+                "not starting from {}: {e:#}; building a full index instead",
+                committed.display()
+            ))
+        }
         None => {}
     }
 
@@ -192,6 +201,7 @@ pub fn run(opts: &RunOptions<'_>) -> Result<IndexSummary> {
             &mut conn,
             opts,
             &candidates,
+            &vouched,
             skipped,
             &mut summary,
             &mut lap,
@@ -205,6 +215,7 @@ pub fn run(opts: &RunOptions<'_>) -> Result<IndexSummary> {
             fresh,
             opts,
             &candidates,
+            &vouched,
             skipped,
             &mut summary,
             &mut lap,
@@ -237,6 +248,7 @@ fn build_into(
     fresh: bool,
     opts: &RunOptions<'_>,
     candidates: &[Candidate],
+    vouched: &HashMap<String, String>,
     skipped: Skipped,
     summary: &mut IndexSummary,
     lap: &mut Lap,
@@ -247,20 +259,22 @@ fn build_into(
     } else {
         store::open(temp, Mode::Bulk)?
     };
-    update(&mut conn, opts, candidates, skipped, summary, lap)?;
+    update(&mut conn, opts, candidates, vouched, skipped, summary, lap)?;
     fill_counts(&conn, summary)?;
     conn.execute_batch("PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = WAL;")?;
     Ok(())
 }
 
-/// Brings the database in `conn` up to date with `candidates`. An incremental run is one
-/// transaction: killed, it rolls back. A full build writes a file nobody reads until it is
-/// renamed into place, so it commits every few dozen MB to keep SQLite's page cache clean
-/// instead of spilling it page by page, and builds indexes once at the end.
+/// Brings the database in `conn` up to date with `candidates`; a file in `vouched` (path to
+/// git blob id) whose id and size equal the database's is unchanged unread. An incremental
+/// run is one transaction: killed, it rolls back. A full build writes a file nobody reads
+/// until it is renamed into place, so it commits every few dozen MB to keep SQLite's page
+/// cache clean instead of spilling it page by page, and builds indexes once at the end.
 fn update(
     conn: &mut Connection,
     opts: &RunOptions<'_>,
     candidates: &[Candidate],
+    vouched: &HashMap<String, String>,
     mut skipped: Skipped,
     summary: &mut IndexSummary,
     lap: &mut Lap,
@@ -268,13 +282,6 @@ fn update(
     let incremental = summary.mode == "incremental";
     let known = if incremental {
         load_known(conn)?
-    } else {
-        HashMap::new()
-    };
-    // A database just started from the committed artifact knows no modification times; in a
-    // git work tree, git's blob ids tell which files hold the artifact's content unread.
-    let vouched = if summary.bootstrapped_from.is_some() {
-        git::unmodified_blobs(&opts.root).unwrap_or_default()
     } else {
         HashMap::new()
     };

@@ -173,7 +173,9 @@ pub fn walk(opts: &WalkOptions) -> Result<(Vec<Candidate>, Skipped)> {
     // Every entry the walk was shown, and the folders it went into: whatever else those
     // folders hold was hidden from it by ignore files, which `ignore` does not report.
     let seen = Mutex::new(HashSet::new());
-    let descended = Mutex::new(vec![root.to_path_buf()]);
+    // What each folder the walk went into holds, listed as it goes in (on the walk's
+    // threads), for the comparison with `seen` once the walk is over.
+    let listed = Mutex::new(list_folder(root));
     let skipped = Mutex::new(Skipped::new());
     let skip = |reason: SkipReason, path: String| {
         skipped
@@ -220,7 +222,12 @@ pub fn walk(opts: &WalkOptions) -> Result<(Vec<Candidate>, Skipped)> {
                 return WalkState::Continue;
             }
             let is_dir = ft.is_dir();
-            if is_dir && (DEPENDENCY_DIRS.contains(&name.as_ref()) || is_virtualenv(entry.path())) {
+            let children = if is_dir && !DEPENDENCY_DIRS.contains(&name.as_ref()) {
+                list_folder(entry.path())
+            } else {
+                Vec::new()
+            };
+            if is_dir && (DEPENDENCY_DIRS.contains(&name.as_ref()) || is_virtualenv(&children)) {
                 skip(SkipReason::DependencyDir, rel);
                 return WalkState::Skip;
             }
@@ -249,10 +256,7 @@ pub fn walk(opts: &WalkOptions) -> Result<(Vec<Candidate>, Skipped)> {
                 };
             }
             if is_dir {
-                descended
-                    .lock()
-                    .expect("walk lock")
-                    .push(entry.path().to_path_buf());
+                listed.lock().expect("walk lock").extend(children);
                 return WalkState::Continue;
             }
             if !ft.is_file() {
@@ -291,15 +295,9 @@ pub fn walk(opts: &WalkOptions) -> Result<(Vec<Candidate>, Skipped)> {
         })
     });
     let seen = seen.into_inner().expect("walk lock");
-    for dir in descended.into_inner().expect("walk lock") {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if !seen.contains(&path) {
-                skip(SkipReason::IgnoreRules, relative(&path, root));
-            }
+    for path in listed.into_inner().expect("walk lock") {
+        if !seen.contains(&path) {
+            skip(SkipReason::IgnoreRules, relative(&path, root));
         }
     }
     let mut files = found.into_inner().expect("walk lock");
@@ -320,8 +318,18 @@ fn build_excludes(root: &Path, globs: &[String]) -> Result<Gitignore> {
     Ok(b.build()?)
 }
 
-fn is_virtualenv(dir: &Path) -> bool {
-    dir.join("pyvenv.cfg").is_file()
+/// The entries of folder `dir` (none if it cannot be read: the walk reports that).
+fn list_folder(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|entries| entries.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default()
+}
+
+/// A folder holding a `pyvenv.cfg` (given its entries) is a Python virtual environment.
+fn is_virtualenv(children: &[PathBuf]) -> bool {
+    children
+        .iter()
+        .any(|c| c.file_name().is_some_and(|n| n == "pyvenv.cfg") && c.is_file())
 }
 
 fn error_path(err: &ignore::Error, root: &Path) -> String {
