@@ -209,10 +209,8 @@ pub fn run(opts: &RunOptions<'_>) -> Result<IndexSummary> {
         .map_err(|e| store::explain_write_failure(e, &opts.db))?;
         fill_counts(&conn, &mut summary)?;
     } else {
-        let fresh = summary.bootstrapped_from.is_none();
         let built = build_into(
             &temp,
-            fresh,
             opts,
             &candidates,
             &vouched,
@@ -241,11 +239,10 @@ pub fn run(opts: &RunOptions<'_>) -> Result<IndexSummary> {
     Ok(summary)
 }
 
-/// Builds the database in `temp`: from scratch (`fresh`), or by updating the artifact
-/// decompressed there. Nobody reads the file until it is renamed, so no journal is kept.
+/// Builds the database in `temp`: from scratch, or by updating the artifact decompressed
+/// there (`summary.bootstrapped_from`). Nobody reads the file until it is renamed, so no journal is kept.
 fn build_into(
     temp: &Path,
-    fresh: bool,
     opts: &RunOptions<'_>,
     candidates: &[Candidate],
     vouched: &HashMap<String, String>,
@@ -253,7 +250,7 @@ fn build_into(
     summary: &mut IndexSummary,
     lap: &mut Lap,
 ) -> Result<()> {
-    let mut conn = if fresh {
+    let mut conn = if summary.bootstrapped_from.is_none() {
         let _ = std::fs::remove_file(temp);
         store::create(temp, Mode::Bulk)?
     } else {
