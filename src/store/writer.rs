@@ -51,7 +51,22 @@ pub struct Writer<'c, 'o> {
     touched: BTreeSet<String>,
     /// Present in an incremental run; a full build re-numbers every repeated name at the end.
     observer: Option<&'o mut dyn Observer>,
+    /// An incremental run keeps the full-text index itself (see `FullText`).
+    full_text: Option<FullText>,
 }
+
+/// In an incremental run the full-text triggers are set aside: FTS5 writes its pending terms
+/// to disk at every statement that fires a trigger, one small segment per node, and then
+/// merges them. Instead a file's entries leave in one statement before its nodes are
+/// deleted, and the new files' enter in one statement at the end, under their final names.
+struct FullText {
+    /// The triggers' definitions, recreated by `finish`.
+    triggers: Vec<String>,
+    /// Files inserted by this run: indexed by `finish`.
+    inserted: Vec<i64>,
+}
+
+const FTS_COLUMNS: &str = "name, qualified_name, name_tokens, signature, docstring";
 
 impl<'c, 'o> Writer<'c, 'o> {
     /// `observer` is `None` for a full build.
@@ -74,6 +89,13 @@ impl<'c, 'o> Writer<'c, 'o> {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )?,
             touched: BTreeSet::new(),
+            full_text: match observer {
+                Some(_) => Some(FullText {
+                    triggers: take_full_text_triggers(conn)?,
+                    inserted: Vec::new(),
+                }),
+                None => None,
+            },
             observer,
         })
     }
@@ -136,6 +158,9 @@ impl<'c, 'o> Writer<'c, 'o> {
         if let Some(observer) = self.observer.as_deref_mut() {
             observer.after_insert(self.conn, fid, extract)?;
         }
+        if let Some(ft) = &mut self.full_text {
+            ft.inserted.push(fid);
+        }
         for (seq, r) in extract.refs.iter().enumerate() {
             self.insert_ref.execute(params![
                 base + r.node as i64,
@@ -167,6 +192,14 @@ impl<'c, 'o> Writer<'c, 'o> {
         self.conn
             .prepare_cached("DELETE FROM unresolved WHERE source_id >= ?1 AND source_id < ?2")?
             .execute([lo, hi])?;
+        if self.full_text.is_some() {
+            self.conn
+                .prepare_cached(&format!(
+                    "INSERT INTO nodes_fts(nodes_fts, rowid, {FTS_COLUMNS}) \
+                     SELECT 'delete', id, {FTS_COLUMNS} FROM nodes WHERE id >= ?1 AND id < ?2"
+                ))?
+                .execute([lo, hi])?;
+        }
         self.conn
             .prepare_cached("DELETE FROM nodes WHERE id >= ?1 AND id < ?2")?
             .execute([lo, hi])?;
@@ -207,6 +240,10 @@ impl<'c, 'o> Writer<'c, 'o> {
             )?;
             return Ok(());
         }
+        let full_text = self
+            .full_text
+            .as_ref()
+            .expect("an incremental run keeps the full-text index");
         let names = &self.touched;
         // One index range covers `name` and every `name#k` (`#` sorts just before `$`); rows of
         // other names in that range (`name!`, `name#x`) are filtered out below.
@@ -230,10 +267,62 @@ impl<'c, 'o> Writer<'c, 'o> {
                     format!("{name}#{}", k + 1)
                 };
                 if current != wanted {
+                    // A node of a file this run did not insert is in the full-text index
+                    // under its old name.
+                    let indexed = !full_text.inserted.contains(&(id >> ORDINAL_BITS));
+                    if indexed {
+                        self.full_text_entry(id, true)?;
+                    }
                     rename.execute(params![wanted, id])?;
+                    if indexed {
+                        self.full_text_entry(id, false)?;
+                    }
                 }
             }
         }
+        let mut index_file = self.conn.prepare(&format!(
+            "INSERT INTO nodes_fts(rowid, {FTS_COLUMNS}) \
+             SELECT id, {FTS_COLUMNS} FROM nodes WHERE id >= ?1 AND id < ?2"
+        ))?;
+        for &fid in &full_text.inserted {
+            let (lo, hi) = node_range(fid);
+            index_file.execute([lo, hi])?;
+        }
+        for sql in &full_text.triggers {
+            self.conn.execute_batch(sql)?;
+        }
         Ok(())
     }
+
+    /// Removes (`delete`) or adds node `id`'s full-text entry, as the row stands now.
+    fn full_text_entry(&self, id: i64, delete: bool) -> Result<()> {
+        let sql = if delete {
+            format!(
+                "INSERT INTO nodes_fts(nodes_fts, rowid, {FTS_COLUMNS}) \
+                 SELECT 'delete', id, {FTS_COLUMNS} FROM nodes WHERE id = ?1"
+            )
+        } else {
+            format!(
+                "INSERT INTO nodes_fts(rowid, {FTS_COLUMNS}) \
+                 SELECT id, {FTS_COLUMNS} FROM nodes WHERE id = ?1"
+            )
+        };
+        self.conn.prepare_cached(&sql)?.execute([id])?;
+        Ok(())
+    }
+}
+
+/// Drops the full-text triggers of `nodes`, returning their definitions.
+fn take_full_text_triggers(conn: &Connection) -> Result<Vec<String>> {
+    let mut q = conn.prepare(
+        "SELECT name, sql FROM sqlite_master \
+         WHERE type = 'trigger' AND tbl_name = 'nodes' AND sql IS NOT NULL ORDER BY name",
+    )?;
+    let triggers: Vec<(String, String)> = q
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    for (name, _) in &triggers {
+        conn.execute_batch(&format!("DROP TRIGGER \"{name}\""))?;
+    }
+    Ok(triggers.into_iter().map(|(_, sql)| sql).collect())
 }

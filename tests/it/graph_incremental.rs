@@ -9,6 +9,34 @@ const EDGES: &str = "SELECT source_id, target_id, kind, confidence, strategy, li
 const UNRESOLVED: &str = "SELECT source_id, kind, name, key, reason, candidates, line \
                           FROM unresolved ORDER BY source_id, line, name, kind";
 
+/// Every definition the full-text index of `db` finds by any word of the names in it, with
+/// its score.
+fn full_text_hits(db: &Path) -> Vec<String> {
+    let mut words: Vec<String> = dump(db, "SELECT name FROM nodes")
+        .iter()
+        .flat_map(|n| {
+            n.split(|c: char| !c.is_ascii_alphanumeric())
+                .map(str::to_lowercase)
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.sort();
+    words.dedup();
+    let query = words
+        .iter()
+        .map(|w| format!("\"{w}\""))
+        .collect::<Vec<_>>()
+        .join(" OR ");
+    dump(
+        db,
+        // The scores too: they count every term an entry holds.
+        &format!(
+            "SELECT rowid, round(bm25(nodes_fts), 9) FROM nodes_fts \
+             WHERE nodes_fts MATCH '{query}' ORDER BY rowid"
+        ),
+    )
+}
+
 /// Re-indexes `root` incrementally into `db`, rebuilds it from scratch elsewhere, and
 /// compares the graphs row for row.
 fn assert_incremental_equals_full(root: &Path, db: &Path, step: &str) {
@@ -17,6 +45,20 @@ fn assert_incremental_equals_full(root: &Path, db: &Path, step: &str) {
     let dir = tempfile::tempdir().unwrap();
     let full = dir.path().join("full.db");
     crate::common::run(&options(root, &full)).unwrap();
+    // The full-text index the run kept itself is whole and answers as a rebuilt one does.
+    rusqlite::Connection::open(db)
+        .unwrap()
+        .execute_batch("INSERT INTO nodes_fts(nodes_fts) VALUES ('integrity-check')")
+        .unwrap_or_else(|e| panic!("{step}: the full-text index is damaged: {e}"));
+    for sql in [
+        "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name",
+        "SELECT id, qualified_name FROM nodes ORDER BY id",
+    ] {
+        assert_eq!(dump(db, sql), dump(&full, sql), "{step}: {sql}");
+    }
+    let hits = full_text_hits(db);
+    assert!(!hits.is_empty(), "{step}");
+    assert_eq!(hits, full_text_hits(&full), "{step}: full-text hits");
     for sql in [EDGES, UNRESOLVED] {
         let a = dump(db, sql);
         let b = dump(&full, sql);
@@ -111,6 +153,26 @@ fn python_edits_adds_renames_and_deletes_match_a_full_rebuild() {
     );
     write(&root, "pkg/use.py", b"def use(x):\n    return x.ping()\n");
     assert_incremental_equals_full(&root, &db, "add a same-named method");
+
+    // A module of the same name earlier in path order: the definitions of the untouched
+    // `pkg/tools/__init__.py` become `pkg.tools.fmt#2` (renamed in place, full text too).
+    write(
+        &root,
+        "pkg/tools/__init__.py",
+        b"def fmt():\n    return 6\n",
+    );
+    assert_incremental_equals_full(&root, &db, "add a package");
+    write(&root, "pkg/tools.py", b"def fmt():\n    return 7\n");
+    assert_incremental_equals_full(&root, &db, "shadow a package's names");
+    assert!(
+        dump(
+            &db,
+            "SELECT qualified_name FROM nodes WHERE qualified_name LIKE 'pkg.tools.fmt%'"
+        )
+        .iter()
+        .any(|q| q.contains("fmt#2")),
+        "the earlier package's names are renumbered"
+    );
 
     // Deleting the file that defined a called function.
     std::fs::remove_file(root.join("pkg/extra.py")).unwrap();
