@@ -91,9 +91,6 @@ struct RefRow {
     line: u32,
 }
 
-/// Files resolved per batch: bounds the reference rows held in memory.
-const BATCH_FILES: usize = 512;
-
 /// Resolves every file (`changes` is `None`) or the files an incremental change affects.
 pub fn resolve(
     conn: &Connection,
@@ -152,41 +149,99 @@ pub fn resolve(
         "INSERT INTO unresolved(source_id, kind, name, key, reason, candidates, line) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?;
-    for batch in files.chunks(BATCH_FILES) {
-        let loaded: Vec<(Idx, Vec<RefRow>)> = batch
-            .iter()
-            .map(|&f| Ok((f, load_refs(conn, g.file(f).id)?)))
-            .collect::<Result<_>>()?;
-        let results = parallel_map(&loaded, opts.jobs, |(f, refs)| {
-            resolve_guarded(&g, *f, refs, opts)
-        });
-        for r in results {
-            for e in &r.edges {
-                insert_edge.execute(params![
-                    e.source,
-                    e.target,
-                    e.kind,
-                    e.confidence,
-                    e.strategy,
-                    e.line
-                ])?;
-            }
-            for m in &r.misses {
-                insert_miss.execute(params![
-                    m.source,
-                    m.kind,
-                    m.name,
-                    last_name(&m.name).trim_end_matches('!'),
-                    m.reason,
-                    m.candidates as i64,
-                    m.line
-                ])?;
-            }
-            stats.edges += r.edges.len();
-            stats.unresolved += r.misses.len();
+    let mut store = |r: Resolved| -> Result<()> {
+        for e in &r.edges {
+            insert_edge.execute(params![
+                e.source,
+                e.target,
+                e.kind,
+                e.confidence,
+                e.strategy,
+                e.line
+            ])?;
         }
-    }
+        for m in &r.misses {
+            insert_miss.execute(params![
+                m.source,
+                m.kind,
+                m.name,
+                last_name(&m.name).trim_end_matches('!'),
+                m.reason,
+                m.candidates as i64,
+                m.line
+            ])?;
+        }
+        stats.edges += r.edges.len();
+        stats.unresolved += r.misses.len();
+        Ok(())
+    };
+    let load = |f: Idx| load_refs(conn, g.file(f).id);
+    pipeline(
+        &files,
+        opts.jobs,
+        load,
+        |f, refs| resolve_guarded(&g, f, refs, opts),
+        &mut store,
+    )?;
     Ok(stats)
+}
+
+/// Files whose references are loaded but not yet resolved and stored: bounds the reference
+/// rows held in memory.
+const FILES_IN_FLIGHT: usize = 256;
+
+/// Resolves `files` on `jobs` threads while this thread, which alone uses the connection,
+/// loads the next files' references and stores the results, in the files' order: the
+/// database reads and writes overlap the resolution instead of alternating with it.
+fn pipeline(
+    files: &[Idx],
+    jobs: usize,
+    mut load: impl FnMut(Idx) -> Result<Vec<RefRow>>,
+    work: impl Fn(Idx, &[RefRow]) -> Resolved + Sync,
+    store: &mut impl FnMut(Resolved) -> Result<()>,
+) -> Result<()> {
+    if jobs <= 1 {
+        for &f in files {
+            store(work(f, &load(f)?))?;
+        }
+        return Ok(());
+    }
+    let (job_tx, jobs_rx) = std::sync::mpsc::channel::<(usize, Idx, Vec<RefRow>)>();
+    let (done_tx, done) = std::sync::mpsc::channel::<(usize, Resolved)>();
+    let jobs_rx = std::sync::Mutex::new(jobs_rx);
+    std::thread::scope(|scope| {
+        // Owned here: an early return closes the queue, and the threads stop.
+        let job_tx = job_tx;
+        for _ in 0..jobs {
+            let (jobs_rx, done_tx, work) = (&jobs_rx, done_tx.clone(), &work);
+            scope.spawn(move || loop {
+                let next = jobs_rx.lock().expect("resolution queue").recv();
+                let Ok((seq, f, refs)) = next else { return };
+                if done_tx.send((seq, work(f, &refs))).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(done_tx);
+        let mut waiting = std::collections::BTreeMap::new();
+        let (mut loaded, mut stored) = (0, 0);
+        while stored < files.len() {
+            while loaded < files.len() && loaded - stored < FILES_IN_FLIGHT {
+                let f = files[loaded];
+                job_tx
+                    .send((loaded, f, load(f)?))
+                    .expect("resolution threads run until the queue closes");
+                loaded += 1;
+            }
+            let (seq, r) = done.recv().expect("a resolution thread stopped");
+            waiting.insert(seq, r);
+            while let Some(r) = waiting.remove(&stored) {
+                store(r)?;
+                stored += 1;
+            }
+        }
+        Ok(())
+    })
 }
 
 /// C and C++: which files each file includes, and the implementation beside each header,
@@ -531,25 +586,6 @@ fn record(
 /// Confidences are stored with three decimals: `0.5 / 3` prints as 0.167 everywhere.
 fn round(c: f32) -> f64 {
     (c as f64 * 1000.0).round() / 1000.0
-}
-
-/// Maps `items` on `jobs` threads, keeping their order.
-fn parallel_map<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let jobs = jobs.max(1).min(items.len().max(1));
-    if jobs == 1 {
-        return items.iter().map(&f).collect();
-    }
-    let chunk = items.len().div_ceil(jobs);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| s.spawn(|| part.iter().map(&f).collect::<Vec<R>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("resolution thread panicked"))
-            .collect()
-    })
 }
 
 #[cfg(test)]
