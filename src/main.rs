@@ -1048,6 +1048,14 @@ fn print_summary(s: &IndexSummary, verbose: bool) -> Result<()> {
     }
     if verbose {
         writeln!(out, "stages    {} (ms)", join_counts(&s.phases_ms))?;
+        if !s.phases_cpu_ms.is_empty() {
+            writeln!(out, "cpu       {} (ms)", join_counts(&s.phases_cpu_ms))?;
+            writeln!(
+                out,
+                "peak      {} (MiB)",
+                join_counts(&s.phases_peak_rss_mb)
+            )?;
+        }
         for r in &s.redactions {
             writeln!(out, "redact {}:{} {}", r.path, r.line, r.kind)?;
         }

@@ -96,6 +96,11 @@ pub struct IndexSummary {
     pub elapsed_ms: u128,
     /// Wall time by stage, in milliseconds.
     pub phases_ms: BTreeMap<&'static str, u128>,
+    /// CPU time by stage (all threads), in milliseconds; empty where the system does not
+    /// tell (Linux does).
+    pub phases_cpu_ms: BTreeMap<&'static str, u128>,
+    /// The process's peak memory (resident) at the end of each stage, in MiB.
+    pub phases_peak_rss_mb: BTreeMap<&'static str, u64>,
 }
 
 /// A secret taken out of a file, by where and what kind.
@@ -135,6 +140,7 @@ struct Known {
 
 pub fn run(opts: &RunOptions<'_>) -> Result<IndexSummary> {
     let started = Instant::now();
+    let mut lap = Lap::new(started);
     let _lock = store::lock_for_writing(&opts.db)?;
     staging::remove_stale(&opts.db);
 
@@ -190,7 +196,6 @@ pub fn run(opts: &RunOptions<'_>) -> Result<IndexSummary> {
     let mut summary = IndexSummary::new(opts, incremental);
     summary.bootstrapped_from = bootstrapped_from;
     summary.notes = notes;
-    let mut lap = Lap(started);
     lap.record(&mut summary, "1_walk");
     if update_in_place {
         let mut conn = store::open(&opts.db, Mode::ReadWrite)?;
@@ -471,6 +476,8 @@ impl IndexSummary {
             redactions: Vec::new(),
             elapsed_ms: 0,
             phases_ms: BTreeMap::new(),
+            phases_cpu_ms: BTreeMap::new(),
+            phases_peak_rss_mb: BTreeMap::new(),
         }
     }
 
@@ -487,15 +494,56 @@ impl IndexSummary {
     }
 }
 
-/// Measures consecutive stages of a run.
-struct Lap(Instant);
+/// Measures consecutive stages of a run: wall time, and on Linux the process's CPU time and
+/// its peak memory so far.
+struct Lap {
+    at: Instant,
+    cpu_ms: Option<u128>,
+}
 
 impl Lap {
+    fn new(started: Instant) -> Self {
+        Lap {
+            at: started,
+            cpu_ms: process_usage().map(|(cpu, _)| cpu),
+        }
+    }
+
     fn record(&mut self, summary: &mut IndexSummary, stage: &'static str) {
         let now = Instant::now();
-        summary.phases_ms.insert(stage, (now - self.0).as_millis());
-        self.0 = now;
+        summary.phases_ms.insert(stage, (now - self.at).as_millis());
+        self.at = now;
+        if let Some((cpu, peak_kib)) = process_usage() {
+            if let Some(before) = self.cpu_ms {
+                summary
+                    .phases_cpu_ms
+                    .insert(stage, cpu.saturating_sub(before));
+            }
+            summary.phases_peak_rss_mb.insert(stage, peak_kib / 1024);
+            self.cpu_ms = Some(cpu);
+        }
     }
+}
+
+/// This process's CPU time so far (user and system, all threads, in milliseconds at the
+/// kernel's 10 ms resolution) and its peak resident memory in KiB; `None` without `/proc`.
+fn process_usage() -> Option<(u128, u64)> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // After the command name, which may hold spaces: state is field 3, utime and stime
+    // fields 14 and 15, in clock ticks (USER_HZ, 100 on Linux).
+    let fields: Vec<&str> = stat.get(stat.rfind(')')? + 2..)?.split(' ').collect();
+    let tick = |i: usize| fields.get(i)?.parse::<u128>().ok();
+    let cpu_ms = (tick(11)? + tick(12)?) * 10;
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let peak_kib = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some((cpu_ms, peak_kib))
 }
 
 fn read_and_extract(c: &Candidate, known: Option<&Known>) -> FileRead {

@@ -465,3 +465,38 @@ fn a_hundred_thousand_files_in_one_folder() {
     let again = index(&root, &db);
     assert_eq!((again.unchanged, again.extracted), (N, 0));
 }
+
+#[test]
+fn each_stage_reports_its_wall_time_cpu_time_and_peak_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    write_tree(
+        &root,
+        &[
+            ("app/a.py", "def a():\n    return b()\n"),
+            ("app/b.py", "def b():\n    return 1\n"),
+        ],
+    );
+    let summary = run(&options(&root, &dir.path().join("index.db"))).unwrap();
+    let stages: Vec<&str> = summary.phases_ms.keys().copied().collect();
+    assert!(
+        stages.contains(&"2_extract_write") && stages.contains(&"3_resolve"),
+        "{stages:?}"
+    );
+    if std::path::Path::new("/proc/self/stat").exists() {
+        assert_eq!(
+            summary.phases_cpu_ms.keys().copied().collect::<Vec<_>>(),
+            stages
+        );
+        assert_eq!(
+            summary
+                .phases_peak_rss_mb
+                .keys()
+                .copied()
+                .collect::<Vec<_>>(),
+            stages
+        );
+        // (Not compared across stages: other tests in this process may reset the peak.)
+        assert!(summary.phases_peak_rss_mb.values().all(|&mb| mb > 0));
+    }
+}
