@@ -324,6 +324,7 @@ fn update(
     process_in_order(
         &to_read,
         opts.jobs,
+        |c| c.size,
         |c| read_and_extract(c, known.get(c.path.as_str())),
         |i, outcome| {
             let c = to_read[i];
@@ -619,17 +620,37 @@ fn guarded(run: impl FnOnce() -> FileExtract, path: &str, content: &str) -> File
     })
 }
 
+/// Workers run ahead of the writer by at least `jobs * 16` items, and further while what is
+/// ahead weighs less than this many bytes (up to `AHEAD_ITEMS`): one large file that takes
+/// seconds to parse does not leave the other cores idle behind it, and memory stays bounded.
+const AHEAD_BYTES: u64 = 32 << 20;
+const AHEAD_ITEMS: usize = 4096;
+
 /// Runs `work` over `items` on `jobs` threads and hands results to `sink` in item order, so
 /// the database is written in the same order every time. Workers stay at most a bounded
-/// window ahead of the writer, which bounds memory.
+/// window ahead of the writer (in items, and in the `weight` of the items), which bounds
+/// memory.
 fn process_in_order<T: Sync, R: Send>(
     items: &[T],
     jobs: usize,
+    weight: impl Fn(&T) -> u64,
     work: impl Fn(&T) -> R + Sync,
     mut sink: impl FnMut(usize, R) -> Result<()>,
 ) -> Result<()> {
     let jobs = jobs.max(1);
     let window = jobs * 16;
+    // `ahead[i]`: the weight of the items before `i`.
+    let ahead: Vec<u64> = std::iter::once(0)
+        .chain(items.iter().scan(0u64, |sum, t| {
+            *sum += weight(t);
+            Some(*sum)
+        }))
+        .collect();
+    let may_start = |i: usize, written: usize| {
+        let i = i.min(items.len());
+        i < written + window
+            || (i < written + AHEAD_ITEMS && ahead[i] - ahead[written] < AHEAD_BYTES)
+    };
     let next = AtomicUsize::new(0);
     let written = AtomicUsize::new(0);
     // The first item whose work panicked: every worker stops, and the run fails instead of
@@ -639,10 +660,13 @@ fn process_in_order<T: Sync, R: Send>(
     std::thread::scope(|scope| {
         for _ in 0..jobs {
             let tx = tx.clone();
-            let (next, written, panicked, work) = (&next, &written, &panicked, &work);
+            let (next, written, panicked, work, may_start) =
+                (&next, &written, &panicked, &work, &may_start);
             scope.spawn(move || loop {
-                while next.load(Ordering::Relaxed) >= written.load(Ordering::Relaxed) + window
-                    && panicked.load(Ordering::Relaxed) == usize::MAX
+                while !may_start(
+                    next.load(Ordering::Relaxed),
+                    written.load(Ordering::Relaxed),
+                ) && panicked.load(Ordering::Relaxed) == usize::MAX
                 {
                     std::thread::sleep(std::time::Duration::from_micros(200));
                 }
@@ -775,6 +799,7 @@ mod tests {
         let err = process_in_order(
             &items,
             2,
+            |_| 1,
             |&i| {
                 if i == 37 {
                     panic!("worker defect");
@@ -801,6 +826,7 @@ mod tests {
         process_in_order(
             &items,
             3,
+            |&i| i,
             |&i| {
                 // Uneven work so results arrive out of order.
                 std::thread::sleep(std::time::Duration::from_micros((i * 7919) % 300));
@@ -822,6 +848,7 @@ mod tests {
         let err = process_in_order(
             &items,
             2,
+            |_| 1,
             |&i| i,
             |i, _| {
                 if i == 10 {
