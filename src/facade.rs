@@ -35,7 +35,8 @@ pub enum ArtifactWrite {
 }
 
 /// How to build or refresh an index. `IndexOptions::default()` is what `indexer index`
-/// does with no flags.
+/// does with no flags, except that the command leaves a tree's first artifact to a
+/// background process (`ArtifactWrite::Deferred`); the library writes it before returning.
 #[derive(Clone)]
 pub struct IndexOptions {
     /// Database file to use instead of the project's one in the cache folder.
