@@ -384,17 +384,7 @@ impl Index {
             return Ok(None);
         };
         let db = self.db.as_deref().expect("checked above");
-        let freshness = self.read(|conn| Ok(artifact::freshness(conn, &root)))?;
-        Ok(Some(match freshness {
-            artifact::Freshness::Absent { path, .. } if artifact::export_running(db) => {
-                artifact::Freshness::Writing { path }
-            }
-            artifact::Freshness::Absent { path, .. } => artifact::Freshness::Absent {
-                path,
-                failed: artifact::last_failure(db),
-            },
-            other => other,
-        }))
+        self.read(|conn| Ok(Some(artifact::freshness(conn, db, &root))))
     }
 
     /// Full-text search over definitions (names, sub-tokens, signatures, docstrings).

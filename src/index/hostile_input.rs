@@ -1284,10 +1284,7 @@ fn one_line(head: &str, unit: &str, tail: &str) -> Vec<u8> {
 
 /// Peak resident memory of this process so far, in MiB (Linux).
 fn peak_rss_mib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024)
+    super::process_usage().map(|(_, peak_kib)| peak_kib / 1024)
 }
 
 /// Serializes the heavy 50 MB cases across test threads and processes: tree-sitter's syntax

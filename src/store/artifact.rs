@@ -164,12 +164,7 @@ fn export_lock_path(db: &Path) -> PathBuf {
 /// else can write beside that database either.
 fn lock_exports(db: &Path) -> Result<Option<std::fs::File>> {
     let path = export_lock_path(db);
-    let Ok(file) = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-    else {
+    let Ok(file) = store::open_lock_file(&path) else {
         return Ok(None);
     };
     file.lock()
@@ -178,7 +173,7 @@ fn lock_exports(db: &Path) -> Result<Option<std::fs::File>> {
 }
 
 /// Whether an export of database `db` is running now (in this process or another).
-pub fn export_running(db: &Path) -> bool {
+fn export_running(db: &Path) -> bool {
     let Ok(file) = std::fs::OpenOptions::new()
         .write(true)
         .open(export_lock_path(db))
@@ -200,7 +195,7 @@ pub fn record_failure(db: &Path, reason: &str) {
 }
 
 /// Why the last export of `db` nobody waited for failed, if it did and none has succeeded.
-pub fn last_failure(db: &Path) -> Option<String> {
+fn last_failure(db: &Path) -> Option<String> {
     std::fs::read_to_string(failure_path(db)).ok()
 }
 
@@ -348,14 +343,20 @@ pub fn open_copy(artifact: &Path) -> Result<Connection> {
     store::open(temp.path(), Mode::ReadOnly)
 }
 
-/// Compares the artifact in the tree at `root` with the index open on `conn`. The manifest
-/// answers "current" from its fingerprint alone; otherwise the artifact is decompressed to
-/// count the files that differ.
-pub fn freshness(conn: &Connection, root: &Path) -> Freshness {
+/// Compares the artifact in the tree at `root` with the index open on `conn` (database
+/// `db`). The manifest answers "current" from its fingerprint alone; otherwise the artifact
+/// is decompressed to count the files that differ.
+pub fn freshness(conn: &Connection, db: &Path, root: &Path) -> Freshness {
     let artifact = path_in(root);
     let path = format!("{DIR}/{FILE}");
     if !artifact.exists() {
-        return Freshness::Absent { path, failed: None };
+        if export_running(db) {
+            return Freshness::Writing { path };
+        }
+        return Freshness::Absent {
+            path,
+            failed: last_failure(db),
+        };
     }
     let compared = (|| -> Result<Freshness> {
         let resolution = store::get_meta(conn, "resolution")?.unwrap_or_default();

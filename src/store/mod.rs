@@ -316,6 +316,17 @@ pub fn set_meta(conn: &Connection, key: &str, value: &str) -> Result<()> {
     Ok(())
 }
 
+/// Opens (creating it if need be) a file that only serves to be locked; its content is
+/// never touched.
+pub fn open_lock_file(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(path)
+}
+
 /// Holds `<db>.lock` while the database is rewritten: a second `indexer index` (or `import`)
 /// of the same project stops with a message instead of racing the first. The operating system releases the lock when
 /// the process ends, however it ends.
@@ -324,18 +335,12 @@ pub fn lock_for_writing(db: &Path) -> Result<std::fs::File> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
     let path = with_suffix(db, ".lock");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(&path)
-        .with_context(|| {
-            format!(
-                "cannot create the lock file {} (pass --db to keep the index elsewhere)",
-                path.display()
-            )
-        })?;
+    let file = open_lock_file(&path).with_context(|| {
+        format!(
+            "cannot create the lock file {} (pass --db to keep the index elsewhere)",
+            path.display()
+        )
+    })?;
     match file.try_lock() {
         Ok(()) => Ok(file),
         Err(std::fs::TryLockError::WouldBlock) => Err(Error::Locked {
