@@ -7,6 +7,7 @@
 //! of the file path. Module names come from the path (`scripts/build.sh` -> `scripts.build`).
 
 use super::{dotted_module, unquote, Cx, Def, FileState, Rules};
+use crate::lang::NodeExt;
 use crate::model::{NodeKind, RawRef, RefKind};
 use std::borrow::Cow;
 use std::cell::RefMut;
@@ -17,12 +18,12 @@ pub struct Bash;
 
 impl Rules for Bash {
     fn definition<'t>(&self, node: Node<'t>, enclosing: NodeKind, cx: &Cx) -> Option<Def<'t>> {
-        match node.kind() {
+        match node.kind_str() {
             "function_definition" => {
-                let name = node.child_by_field_name("name")?;
+                let name = node.child_by_field("name")?;
                 Some(
                     Def::new(NodeKind::Function, cx.text(name).to_string(), name, node)
-                        .body(node.child_by_field_name("body")),
+                        .body(node.child_by_field("body")),
                 )
             }
             // The assignments are looked at from their command, which the walk visits just
@@ -32,7 +33,7 @@ impl Rules for Bash {
                 let mut c = node.walk();
                 let assignments: Vec<Node> = node
                     .named_children(&mut c)
-                    .filter(|c| c.kind() == "variable_assignment")
+                    .filter(|c| c.kind_str() == "variable_assignment")
                     .collect();
                 if let [only] = assignments[..] {
                     // One assignment: the whole `readonly X=1` line is the definition.
@@ -51,20 +52,20 @@ impl Rules for Bash {
     }
 
     fn references(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-        if node.kind() != "command" {
+        if node.kind_str() != "command" {
             return;
         }
-        let Some(name) = node.child_by_field_name("name") else {
+        let Some(name) = node.child_by_field("name") else {
             return;
         };
         // Only literal command names; `"$CMD" arg` runs whatever the variable holds.
-        let Some(word) = name.named_child(0).filter(|w| w.kind() == "word") else {
+        let Some(word) = name.named_child(0).filter(|w| w.kind_str() == "word") else {
             return;
         };
         let command = cx.text(word);
         if command == "source" || command == "." {
-            if let Some(file) = node.child_by_field_name("argument") {
-                let path = match file.kind() {
+            if let Some(file) = node.child_by_field("argument") {
+                let path = match file.kind_str() {
                     "string" | "raw_string" => unquote(cx.text(file)),
                     _ => cx.text(file),
                 };
@@ -188,7 +189,7 @@ fn state<'c>(cx: &'c Cx) -> RefMut<'c, State> {
 
 /// The constant `assignment` defines, spanning `outer`, if its name is UPPER_CASE.
 fn constant<'t>(assignment: Node<'t>, outer: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
-    let name = assignment.child_by_field_name("name")?;
+    let name = assignment.child_by_field("name")?;
     let text = cx.text(name);
     is_constant_name(text).then(|| Def::new(NodeKind::Constant, text.to_string(), name, outer))
 }
@@ -197,10 +198,10 @@ fn constant<'t>(assignment: Node<'t>, outer: Node<'t>, cx: &Cx) -> Option<Def<'t
 fn is_readonly(command: Node, cx: &Cx) -> bool {
     let mut c = command.walk();
     let mut children = command.children(&mut c);
-    match children.next().map(|k| k.kind()) {
+    match children.next().map(|k| k.kind_str()) {
         Some("readonly") => true,
         Some("declare" | "typeset") => children.any(|w| {
-            w.kind() == "word"
+            w.kind_str() == "word"
                 && cx
                     .text(w)
                     .strip_prefix('-')

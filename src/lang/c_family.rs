@@ -22,9 +22,10 @@
 //! are the dotted path (`src/util/str.c` -> `src.util.str`).
 
 use super::{dotted_module, unquote, Cx, Def, FileState, Rules};
+use crate::lang::NodeExt;
 use crate::model::{NodeKind, RawRef, RefKind};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::RefMut;
-use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 
 pub struct CFamily;
@@ -74,22 +75,22 @@ impl Rules for CFamily {
         if take_pending(node.id(), cx) {
             return declarator_def(node, cx);
         }
-        match node.kind() {
+        match node.kind_str() {
             "function_definition" => {
-                let (name_node, _) = declarator_name(node.child_by_field_name("declarator")?)?;
+                let (name_node, _) = declarator_name(node.child_by_field("declarator")?)?;
                 let (name, scope) = split_name(name_node, cx)?;
                 Some(
                     Def::new(NodeKind::Function, name, name_node, template_outer(node))
-                        .body(node.child_by_field_name("body").or_else(|| semicolon(node)))
+                        .body(node.child_by_field("body").or_else(|| semicolon(node)))
                         .scope(scope),
                 )
             }
             "struct_specifier" | "union_specifier" | "class_specifier" | "enum_specifier" => {
-                let body = node.child_by_field_name("body")?;
-                let name_node = node.child_by_field_name("name")?;
+                let body = node.child_by_field("body")?;
+                let name_node = node.child_by_field("name")?;
                 // `Foo`, `ns::Foo` (scope `ns`), `hash<Foo>` (a specialization of `hash`).
                 let (name, scope) = split_name(name_node, cx)?;
-                let kind = if node.kind() == "enum_specifier" {
+                let kind = if node.kind_str() == "enum_specifier" {
                     NodeKind::Enum
                 } else {
                     NodeKind::Class
@@ -120,7 +121,7 @@ impl Rules for CFamily {
                 None
             }
             "alias_declaration" => {
-                let name_node = node.child_by_field_name("name")?;
+                let name_node = node.child_by_field("name")?;
                 Some(
                     Def::new(
                         NodeKind::Type,
@@ -132,7 +133,7 @@ impl Rules for CFamily {
                 )
             }
             "namespace_definition" => {
-                let name_node = node.child_by_field_name("name")?;
+                let name_node = node.child_by_field("name")?;
                 let full = cx.text(name_node).replace(char::is_whitespace, "");
                 let (scope, name) = match full.rsplit_once("::") {
                     Some((s, n)) => (Some(s.replace("::", ".")), n.to_string()),
@@ -140,23 +141,23 @@ impl Rules for CFamily {
                 };
                 Some(
                     Def::new(NodeKind::Module, name, name_node, node)
-                        .body(node.child_by_field_name("body"))
+                        .body(node.child_by_field("body"))
                         .scope(scope),
                 )
             }
             // `#define GUARD_H` (no value) is a flag, not a constant.
             "preproc_def" => {
-                node.child_by_field_name("value")?;
-                let name_node = node.child_by_field_name("name")?;
+                node.child_by_field("value")?;
+                let name_node = node.child_by_field("name")?;
                 let name = cx.text(name_node).to_string();
                 Some(Def::new(NodeKind::Constant, name, name_node, node))
             }
             "preproc_function_def" => {
-                let name_node = node.child_by_field_name("name")?;
+                let name_node = node.child_by_field("name")?;
                 let name = cx.text(name_node).to_string();
                 Some(
                     Def::new(NodeKind::Function, name, name_node, node)
-                        .body(node.child_by_field_name("value")),
+                        .body(node.child_by_field("value")),
                 )
             }
             _ => None,
@@ -164,9 +165,9 @@ impl Rules for CFamily {
     }
 
     fn references(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-        match node.kind() {
+        match node.kind_str() {
             "call_expression" => {
-                if let Some(f) = node.child_by_field_name("function") {
+                if let Some(f) = node.child_by_field("function") {
                     report_local(f, cx, out);
                     out.push(cx.reference(RefKind::Call, &callee_name(f, cx), node));
                     // `std::make_unique<Foo>(..)` constructs a `Foo`.
@@ -176,7 +177,7 @@ impl Rules for CFamily {
                 }
             }
             "new_expression" => {
-                if let Some(t) = node.child_by_field_name("type") {
+                if let Some(t) = node.child_by_field("type") {
                     out.push(cx.reference(RefKind::Call, &strip_template_args(cx.text(t)), node));
                 }
             }
@@ -184,17 +185,15 @@ impl Rules for CFamily {
             "field_declaration" => field_declaration(node, cx, out),
             "for_range_loop" => {
                 // `for (Foo &x : xs)`
-                if let Some(d) = node.child_by_field_name("declarator") {
-                    let ty = node
-                        .child_by_field_name("type")
-                        .and_then(|t| type_name(t, cx));
+                if let Some(d) = node.child_by_field("declarator") {
+                    let ty = node.child_by_field("type").and_then(|t| type_name(t, cx));
                     bind(d, ty.as_deref(), cx, out);
                 }
             }
             "lambda_expression" => {
                 if let Some(params) = node
-                    .child_by_field_name("declarator")
-                    .and_then(|d| d.child_by_field_name("parameters"))
+                    .child_by_field("declarator")
+                    .and_then(|d| d.child_by_field("parameters"))
                 {
                     parameters(params, cx, out);
                 }
@@ -204,11 +203,11 @@ impl Rules for CFamily {
                 // `{ .open = foo_open, .release = &foo_release }`, `{ handler, 0 }`
                 let mut c = node.walk();
                 for item in node.named_children(&mut c) {
-                    let value = match item.kind() {
-                        "initializer_pair" => item.child_by_field_name("value"),
+                    let value = match item.kind_str() {
+                        "initializer_pair" => item.child_by_field("value"),
                         _ => Some(item),
                     };
-                    if let Some(v) = value.filter(|v| v.kind() == "identifier") {
+                    if let Some(v) = value.filter(|v| v.kind_str() == "identifier") {
                         function_value(v, cx, out);
                     }
                 }
@@ -216,10 +215,10 @@ impl Rules for CFamily {
             "pointer_expression" => {
                 // `&handler`, `&Foo::method`
                 let is_address = node
-                    .child_by_field_name("operator")
+                    .child_by_field("operator")
                     .is_some_and(|o| cx.text(o) == "&");
-                if let Some(arg) = node.child_by_field_name("argument").filter(|_| is_address) {
-                    match arg.kind() {
+                if let Some(arg) = node.child_by_field("argument").filter(|_| is_address) {
+                    match arg.kind_str() {
                         "identifier" => function_value(arg, cx, out),
                         "qualified_identifier" => out.push(cx.reference(
                             RefKind::Reference,
@@ -233,19 +232,19 @@ impl Rules for CFamily {
             "assignment_expression" => {
                 // `ops->open = foo_open;` registers a callback.
                 let to_member = node
-                    .child_by_field_name("left")
-                    .is_some_and(|l| l.kind() == "field_expression");
+                    .child_by_field("left")
+                    .is_some_and(|l| l.kind_str() == "field_expression");
                 if let Some(r) = node
-                    .child_by_field_name("right")
-                    .filter(|r| to_member && r.kind() == "identifier")
+                    .child_by_field("right")
+                    .filter(|r| to_member && r.kind_str() == "identifier")
                 {
                     function_value(r, cx, out);
                 }
             }
             "preproc_include" => {
-                if let Some(path) = node.child_by_field_name("path") {
+                if let Some(path) = node.child_by_field("path") {
                     let text = cx.text(path);
-                    let module = match path.kind() {
+                    let module = match path.kind_str() {
                         "system_lib_string" => text.trim_start_matches('<').trim_end_matches('>'),
                         "string_literal" => unquote(text),
                         _ => text,
@@ -262,9 +261,9 @@ impl Rules for CFamily {
                     s.locals.clear();
                 }
                 if let Some(params) = node
-                    .child_by_field_name("declarator")
+                    .child_by_field("declarator")
                     .and_then(function_declarator)
-                    .and_then(|d| d.child_by_field_name("parameters"))
+                    .and_then(|d| d.child_by_field("parameters"))
                 {
                     parameters(params, cx, out);
                 }
@@ -273,7 +272,7 @@ impl Rules for CFamily {
                 decorators(node, cx, out);
                 let mut c = node.walk();
                 for child in node.named_children(&mut c) {
-                    if child.kind() == "base_class_clause" {
+                    if child.kind_str() == "base_class_clause" {
                         bases(child, cx, out);
                     }
                 }
@@ -289,11 +288,11 @@ impl Rules for CFamily {
     fn file_state(&self, path: &str) -> FileState {
         let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
         FileState::CFamily(State {
-            pending: HashSet::new(),
+            pending: HashSet::default(),
             cpp: CPP_EXTENSIONS.iter().any(|e| e.eq_ignore_ascii_case(ext)),
             function_end: 0,
-            locals: HashMap::new(),
-            file_names: HashSet::new(),
+            locals: HashMap::default(),
+            file_names: HashSet::default(),
         })
     }
 }
@@ -322,14 +321,14 @@ fn declarator_def<'t>(declarator: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
     let decl = declarator.parent()?;
     let (name_node, _) = declarator_name(declarator)?;
     let (name, scope) = split_name(name_node, cx)?;
-    let (kind, body) = if decl.kind() == "type_definition" {
+    let (kind, body) = if decl.kind_str() == "type_definition" {
         // `typedef struct S {..} T;` stops at the body of `S` (a definition of its own);
         // an anonymous `typedef struct {..} T;` keeps its members, they are shown nowhere
         // else; `typedef int T;` stops at the `;`.
         let named_type_body = decl
-            .child_by_field_name("type")
-            .filter(|t| t.child_by_field_name("name").is_some())
-            .and_then(|t| t.child_by_field_name("body"));
+            .child_by_field("type")
+            .filter(|t| t.child_by_field("name").is_some())
+            .and_then(|t| t.child_by_field("body"));
         (NodeKind::Type, named_type_body.or_else(|| semicolon(decl)))
     } else {
         (NodeKind::Constant, semicolon(decl))
@@ -343,9 +342,9 @@ fn declarator_def<'t>(declarator: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
 
 /// `void f();`, `Foo(int);`, `~Foo();`, `virtual int g() const = 0;` in a class body.
 fn member_function<'t>(decl: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
-    let (name_node, is_function) = declarator_name(decl.child_by_field_name("declarator")?)?;
+    let (name_node, is_function) = declarator_name(decl.child_by_field("declarator")?)?;
     // `friend void swap(A&, A&);` declares a free function, not a member.
-    if !is_function || decl.parent()?.kind() == "friend_declaration" {
+    if !is_function || decl.parent()?.kind_str() == "friend_declaration" {
         return None;
     }
     let (name, scope) = split_name(name_node, cx)?;
@@ -360,20 +359,20 @@ fn member_function<'t>(decl: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
 /// (a `const char *p` is a pointer to constants and is left out).
 fn is_constant_declaration(decl: Node, cx: &Cx) -> bool {
     let mut c = decl.walk();
-    let is_const = decl
-        .children(&mut c)
-        .any(|ch| ch.kind() == "type_qualifier" && matches!(cx.text(ch), "const" | "constexpr"));
+    let is_const = decl.children(&mut c).any(|ch| {
+        ch.kind_str() == "type_qualifier" && matches!(cx.text(ch), "const" | "constexpr")
+    });
     if !is_const {
         return false;
     }
-    let Some(d) = decl.child_by_field_name("declarator") else {
+    let Some(d) = decl.child_by_field("declarator") else {
         return false;
     };
-    match d.kind() {
+    match d.kind_str() {
         "init_declarator" => d
-            .child_by_field_name("declarator")
-            .is_some_and(|n| n.kind() == "identifier"),
-        "field_identifier" => decl.child_by_field_name("default_value").is_some(),
+            .child_by_field("declarator")
+            .is_some_and(|n| n.kind_str() == "identifier"),
+        "field_identifier" => decl.child_by_field("default_value").is_some(),
         _ => false,
     }
 }
@@ -385,7 +384,7 @@ fn declarator_name(mut d: Node) -> Option<(Node, bool)> {
     let mut is_function = false;
     // Bounded: declarators nest only as deep as the source text does.
     loop {
-        match d.kind() {
+        match d.kind_str() {
             "identifier"
             | "field_identifier"
             | "type_identifier"
@@ -397,17 +396,17 @@ fn declarator_name(mut d: Node) -> Option<(Node, bool)> {
             | "primitive_type" => return Some((d, is_function)),
             "function_declarator" => {
                 is_function = true;
-                d = d.child_by_field_name("declarator")?;
+                d = d.child_by_field("declarator")?;
             }
             "pointer_declarator" | "array_declarator" | "init_declarator" => {
                 is_function = false;
-                d = d.child_by_field_name("declarator")?;
+                d = d.child_by_field("declarator")?;
             }
             "parenthesized_declarator" | "reference_declarator" | "attributed_declarator" => {
                 is_function = false;
                 let mut c = d.walk();
                 let inner = d.named_children(&mut c).find(|n| {
-                    n.kind() != "attribute_declaration" && n.kind() != "ms_call_modifier"
+                    n.kind_str() != "attribute_declaration" && n.kind_str() != "ms_call_modifier"
                 });
                 d = inner?;
             }
@@ -421,13 +420,13 @@ fn declarator_name(mut d: Node) -> Option<(Node, bool)> {
 fn split_name(name_node: Node, cx: &Cx) -> Option<(String, Option<String>)> {
     let mut scope: Vec<String> = Vec::new();
     let mut n = name_node;
-    while n.kind() == "qualified_identifier" {
-        if let Some(s) = n.child_by_field_name("scope") {
+    while n.kind_str() == "qualified_identifier" {
+        if let Some(s) = n.child_by_field("scope") {
             scope.push(strip_template_args(cx.text(s)));
         }
-        n = n.child_by_field_name("name")?;
+        n = n.child_by_field("name")?;
     }
-    let name = match n.kind() {
+    let name = match n.kind_str() {
         "template_function" | "template_type" => cx.field(n, "name")?.to_string(),
         _ => super::compact(cx.text(n), 200),
     };
@@ -443,7 +442,7 @@ fn split_name(name_node: Node, cx: &Cx) -> Option<(String, Option<String>)> {
 fn template_outer(node: Node) -> Node {
     let mut outer = node;
     while let Some(p) = outer.parent() {
-        if p.kind() != "template_declaration" {
+        if p.kind_str() != "template_declaration" {
             break;
         }
         outer = p;
@@ -456,8 +455,8 @@ fn template_outer(node: Node) -> Node {
 fn specifier_outer(node: Node) -> Node {
     match node.parent() {
         Some(p)
-            if matches!(p.kind(), "declaration" | "field_declaration")
-                && p.child_by_field_name("declarator").is_none() =>
+            if matches!(p.kind_str(), "declaration" | "field_declaration")
+                && p.child_by_field("declarator").is_none() =>
         {
             template_outer(p)
         }
@@ -473,13 +472,13 @@ fn semicolon(node: Node) -> Option<Node> {
         let mut c = last.walk();
         last = last.children(&mut c).last()?;
     }
-    (last.kind() == ";").then_some(last)
+    (last.kind_str() == ";").then_some(last)
 }
 
 /// The callee as written, without template arguments: `v.push_back`, `p->m`, `ns::f`,
 /// `make<int>` -> `make`.
 fn callee_name(f: Node, cx: &Cx) -> String {
-    match f.kind() {
+    match f.kind_str() {
         "template_function" | "qualified_identifier" | "field_expression" => {
             strip_template_args(cx.text(f))
         }
@@ -509,7 +508,10 @@ fn strip_template_args(text: &str) -> String {
 fn bases(clause: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let mut c = clause.walk();
     for base in clause.named_children(&mut c) {
-        if matches!(base.kind(), "access_specifier" | "attribute_declaration") {
+        if matches!(
+            base.kind_str(),
+            "access_specifier" | "attribute_declaration"
+        ) {
             continue;
         }
         let name = strip_template_args(cx.text(base));
@@ -529,7 +531,7 @@ enum Place {
 fn placement(parent: Node) -> Option<Place> {
     let mut p = parent;
     for _ in 0..6 {
-        match p.kind() {
+        match p.kind_str() {
             "compound_statement" | "for_statement" | "condition_clause" => {
                 return Some(Place::Body)
             }
@@ -559,9 +561,9 @@ fn declaration(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     if place == Place::Global && is_constant_declaration(node, cx) {
         return;
     }
-    let type_node = node.child_by_field_name("type");
+    let type_node = node.child_by_field("type");
     let declared = type_node.and_then(|t| type_name(t, cx));
-    let is_auto = type_node.is_some_and(|t| t.kind() == "placeholder_type_specifier");
+    let is_auto = type_node.is_some_and(|t| t.kind_str() == "placeholder_type_specifier");
     let mut c = node.walk();
     for d in node.children_by_field_name("declarator", &mut c) {
         let Some((name, is_function)) = declarator_name(d) else {
@@ -574,27 +576,28 @@ fn declaration(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
             && declared.is_some()
             && is_cpp(cx)
             && built_from(d);
-        if name.kind() != "identifier" || (is_function && !built) {
+        if name.kind_str() != "identifier" || (is_function && !built) {
             continue;
         }
-        let value = match d.kind() {
-            "init_declarator" => d.child_by_field_name("value"),
-            "function_declarator" => d.child_by_field_name("parameters"),
-            _ => node.child_by_field_name("value"),
+        let value = match d.kind_str() {
+            "init_declarator" => d.child_by_field("value"),
+            "function_declarator" => d.child_by_field("parameters"),
+            _ => node.child_by_field("value"),
         };
         let inferred = match value {
             Some(v) if is_auto => value_type(v, cx),
             // `handler_fn h = on_event;`
-            Some(v) if v.kind() == "identifier" => {
+            Some(v) if v.kind_str() == "identifier" => {
                 function_value(v, cx, out);
                 None
             }
             _ => None,
         };
         if let (Some(t), Some(v)) = (type_node, value) {
-            let constructs = (built || matches!(v.kind(), "argument_list" | "initializer_list"))
+            let constructs = (built
+                || matches!(v.kind_str(), "argument_list" | "initializer_list"))
                 && matches!(
-                    t.kind(),
+                    t.kind_str(),
                     "type_identifier" | "qualified_identifier" | "template_type"
                 )
                 && is_cpp(cx);
@@ -615,22 +618,22 @@ fn declaration(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 /// Whether a function declarator `name(a, b)` in a body is rather a variable built from
 /// arguments: every "parameter" is a bare name, as no real parameter list is.
 fn built_from(d: Node) -> bool {
-    if d.kind() != "function_declarator"
-        || d.child_by_field_name("declarator")
-            .is_none_or(|n| n.kind() != "identifier")
+    if d.kind_str() != "function_declarator"
+        || d.child_by_field("declarator")
+            .is_none_or(|n| n.kind_str() != "identifier")
     {
         return false;
     }
-    let Some(params) = d.child_by_field_name("parameters") else {
+    let Some(params) = d.child_by_field("parameters") else {
         return false;
     };
     let mut c = params.walk();
     let mut any = false;
     for p in params.named_children(&mut c) {
-        let is_name = p.kind() == "parameter_declaration"
-            && p.child_by_field_name("declarator").is_none()
-            && p.child_by_field_name("type")
-                .is_some_and(|t| t.kind() == "type_identifier")
+        let is_name = p.kind_str() == "parameter_declaration"
+            && p.child_by_field("declarator").is_none()
+            && p.child_by_field("type")
+                .is_some_and(|t| t.kind_str() == "type_identifier")
             && p.named_child_count() == 1;
         if !is_name {
             return false;
@@ -646,25 +649,23 @@ fn parameters(list: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let mut c = list.walk();
     for p in list.named_children(&mut c) {
         if !matches!(
-            p.kind(),
+            p.kind_str(),
             "parameter_declaration"
                 | "optional_parameter_declaration"
                 | "variadic_parameter_declaration"
         ) {
             continue;
         }
-        let Some((name, is_function)) = p
-            .child_by_field_name("declarator")
-            .and_then(declarator_name)
+        let Some((name, is_function)) = p.child_by_field("declarator").and_then(declarator_name)
         else {
             continue;
         };
-        if name.kind() != "identifier" {
+        if name.kind_str() != "identifier" {
             continue;
         }
         let ty = match is_function {
             true => None,
-            false => p.child_by_field_name("type").and_then(|t| type_name(t, cx)),
+            false => p.child_by_field("type").and_then(|t| type_name(t, cx)),
         };
         push_local(name, ty.as_deref(), Place::Body, cx, out);
     }
@@ -673,7 +674,7 @@ fn parameters(list: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 /// A local named by declarator `d` (the variable of a range `for`).
 fn bind(d: Node, ty: Option<&str>, cx: &Cx, out: &mut Vec<RawRef>) {
     if let Some((name, _)) = declarator_name(d) {
-        if name.kind() == "identifier" {
+        if name.kind_str() == "identifier" {
             push_local(name, ty, Place::Body, cx, out);
         }
     }
@@ -706,9 +707,9 @@ fn push_local(name: Node, ty: Option<&str>, place: Place, cx: &Cx, out: &mut Vec
 fn report_local(callee: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let mut head = callee;
     loop {
-        match head.kind() {
+        match head.kind_str() {
             "identifier" => break,
-            "field_expression" => match head.child_by_field_name("argument") {
+            "field_expression" => match head.child_by_field("argument") {
                 Some(a) => head = a,
                 None => return,
             },
@@ -738,16 +739,13 @@ fn field_declaration(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     if !is_cpp(cx) || !in_class_body(node) {
         return;
     }
-    let Some(ty) = node
-        .child_by_field_name("type")
-        .and_then(|t| type_name(t, cx))
-    else {
+    let Some(ty) = node.child_by_field("type").and_then(|t| type_name(t, cx)) else {
         return;
     };
     let mut c = node.walk();
     for d in node.children_by_field_name("declarator", &mut c) {
         if let Some((name, false)) = declarator_name(d) {
-            if name.kind() == "field_identifier" {
+            if name.kind_str() == "field_identifier" {
                 out.push(cx.binding(RefKind::Field, cx.text(name), Some(&ty), name));
             }
         }
@@ -758,7 +756,7 @@ fn field_declaration(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 fn in_class_body(node: Node) -> bool {
     let mut p = node.parent();
     for _ in 0..6 {
-        match p.map(|p| p.kind()) {
+        match p.map(|p| p.kind_str()) {
             Some("field_declaration_list") => return true,
             Some(
                 "preproc_if" | "preproc_ifdef" | "preproc_else" | "preproc_elif"
@@ -774,7 +772,7 @@ fn in_class_body(node: Node) -> bool {
 fn arguments(list: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let mut c = list.walk();
     for arg in list.named_children(&mut c) {
-        if arg.kind() == "identifier" {
+        if arg.kind_str() == "identifier" {
             function_value(arg, cx, out);
         }
     }
@@ -819,10 +817,10 @@ fn is_cpp(cx: &Cx) -> bool {
 fn function_declarator(mut d: Node) -> Option<Node> {
     let mut found = None;
     loop {
-        match d.kind() {
+        match d.kind_str() {
             "function_declarator" => {
                 found = Some(d);
-                d = d.child_by_field_name("declarator")?;
+                d = d.child_by_field("declarator")?;
             }
             "pointer_declarator"
             | "reference_declarator"
@@ -831,8 +829,8 @@ fn function_declarator(mut d: Node) -> Option<Node> {
                 let mut c = d.walk();
                 let inner = d
                     .named_children(&mut c)
-                    .find(|n| n.kind().ends_with("declarator"));
-                match d.child_by_field_name("declarator").or(inner) {
+                    .find(|n| n.kind_str().ends_with("declarator"));
+                match d.child_by_field("declarator").or(inner) {
                     Some(next) => d = next,
                     None => return found,
                 }
@@ -851,17 +849,17 @@ fn type_name(t: Node, cx: &Cx) -> Option<String> {
     // recursion.
     let mut t = t;
     loop {
-        match t.kind() {
+        match t.kind_str() {
             "type_identifier" => return Some(cx.text(t).to_string()),
             "struct_specifier" | "union_specifier" | "enum_specifier" | "class_specifier" => {
-                t = t.child_by_field_name("name")?;
+                t = t.child_by_field("name")?;
             }
             "qualified_identifier" | "template_type" => {
                 let mut inner = t;
-                while inner.kind() == "qualified_identifier" {
-                    inner = inner.child_by_field_name("name")?;
+                while inner.kind_str() == "qualified_identifier" {
+                    inner = inner.child_by_field("name")?;
                 }
-                if inner.kind() == "template_type"
+                if inner.kind_str() == "template_type"
                     && matches!(cx.field(inner, "name"), Some("unique_ptr" | "shared_ptr"))
                 {
                     t = first_type_argument(inner)?;
@@ -877,19 +875,19 @@ fn type_name(t: Node, cx: &Cx) -> Option<String> {
 
 /// The first type argument of `T<A, ..>`.
 fn first_type_argument(template: Node) -> Option<Node> {
-    let args = template.child_by_field_name("arguments")?;
+    let args = template.child_by_field("arguments")?;
     let mut c = args.walk();
     let first = args.named_children(&mut c).next()?;
-    first.child_by_field_name("type")
+    first.child_by_field("type")
 }
 
 /// The type `std::make_unique<Foo>` / `make_shared<Foo>` makes, given the callee.
 fn made_type(callee: Node, cx: &Cx) -> Option<String> {
     let mut f = callee;
-    while f.kind() == "qualified_identifier" {
-        f = f.child_by_field_name("name")?;
+    while f.kind_str() == "qualified_identifier" {
+        f = f.child_by_field("name")?;
     }
-    if f.kind() != "template_function"
+    if f.kind_str() != "template_function"
         || !matches!(cx.field(f, "name"), Some("make_unique" | "make_shared"))
     {
         return None;
@@ -900,14 +898,14 @@ fn made_type(callee: Node, cx: &Cx) -> Option<String> {
 /// The type of an `auto` variable from its initializer: `new Foo(..)` is a `Foo`,
 /// `make_unique<Foo>()` too; another call gives its callee followed by `()`.
 fn value_type(value: Node, cx: &Cx) -> Option<String> {
-    match value.kind() {
-        "new_expression" => type_name(value.child_by_field_name("type")?, cx),
+    match value.kind_str() {
+        "new_expression" => type_name(value.child_by_field("type")?, cx),
         "call_expression" => {
-            let f = value.child_by_field_name("function")?;
+            let f = value.child_by_field("function")?;
             if let Some(t) = made_type(f, cx) {
                 return Some(t);
             }
-            match f.kind() {
+            match f.kind_str() {
                 "identifier" | "qualified_identifier" | "template_function" => Some(format!(
                     "{}()",
                     strip_template_args(cx.text(f)).replace("::", ".")
@@ -923,7 +921,7 @@ fn value_type(value: Node, cx: &Cx) -> Option<String> {
 fn decorators(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let mut c = node.walk();
     for decl in node.named_children(&mut c) {
-        if decl.kind() != "attribute_declaration" {
+        if decl.kind_str() != "attribute_declaration" {
             continue;
         }
         let mut c2 = decl.walk();
@@ -946,7 +944,7 @@ fn using_import(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
         return;
     };
     let mut c = node.walk();
-    let is_namespace = node.children(&mut c).any(|ch| ch.kind() == "namespace");
+    let is_namespace = node.children(&mut c).any(|ch| ch.kind_str() == "namespace");
     let path = cx.text(target).replace(char::is_whitespace, "");
     if is_namespace {
         out.push(cx.import(&path, "*", None, node));

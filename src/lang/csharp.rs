@@ -15,6 +15,7 @@
 
 use super::java::{directory_module, recovered_type, strip_type_args, with_args};
 use super::{Cx, Def, Rules};
+use crate::lang::NodeExt;
 use crate::model::{NodeKind, RawRef, RefKind};
 use tree_sitter::Node;
 
@@ -22,7 +23,7 @@ pub struct CSharp;
 
 impl Rules for CSharp {
     fn definition<'t>(&self, node: Node<'t>, _enclosing: NodeKind, cx: &Cx) -> Option<Def<'t>> {
-        let kind = match node.kind() {
+        let kind = match node.kind_str() {
             "class_declaration" | "struct_declaration" | "record_declaration" => NodeKind::Class,
             "interface_declaration" => NodeKind::Interface,
             "enum_declaration" => NodeKind::Enum,
@@ -32,11 +33,11 @@ impl Rules for CSharp {
             // error-recovered region loses the enclosing type.
             "method_declaration" | "constructor_declaration" => NodeKind::Method,
             "destructor_declaration" => {
-                let name = node.child_by_field_name("name")?;
+                let name = node.child_by_field("name")?;
                 // `~Name`, so that it does not collide with the constructor `Name`.
                 return Some(
                     Def::new(NodeKind::Method, format!("~{}", cx.text(name)), name, node)
-                        .body(node.child_by_field_name("body")),
+                        .body(node.child_by_field("body")),
                 );
             }
             "local_function_statement" => NodeKind::Function,
@@ -62,22 +63,22 @@ impl Rules for CSharp {
             }
             _ => return None,
         };
-        let name = node.child_by_field_name("name")?;
+        let name = node.child_by_field("name")?;
         let text: String = cx.text(name).split_whitespace().collect();
-        Some(Def::new(kind, text, name, node).body(node.child_by_field_name("body")))
+        Some(Def::new(kind, text, name, node).body(node.child_by_field("body")))
     }
 
     fn references(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-        match node.kind() {
+        match node.kind_str() {
             "invocation_expression" => {
-                if let Some(f) = node.child_by_field_name("function") {
+                if let Some(f) = node.child_by_field("function") {
                     let call = cx.reference(RefKind::Call, &callee(f, cx), node);
-                    let args = node.child_by_field_name("arguments");
+                    let args = node.child_by_field("arguments");
                     out.push(with_args(call, args, cx, arg_type));
                 }
             }
             "object_creation_expression" => {
-                if let Some(ty) = node.child_by_field_name("type") {
+                if let Some(ty) = node.child_by_field("type") {
                     let name = strip_type_args(cx.text(ty), '<', '>');
                     out.push(cx.reference(RefKind::Call, &name, node));
                 }
@@ -87,7 +88,7 @@ impl Rules for CSharp {
                 let mut c = node.walk();
                 let kw = node
                     .children(&mut c)
-                    .find(|k| matches!(k.kind(), "base" | "this"));
+                    .find(|k| matches!(k.kind_str(), "base" | "this"));
                 if let Some(kw) = kw {
                     out.push(cx.reference(RefKind::Call, cx.text(kw), node));
                 }
@@ -115,7 +116,7 @@ impl Rules for CSharp {
             // Fields, events and locals (`using` and `for` ones too). Visited in the class's
             // scope, before a constant's own declarator opens its definition.
             "variable_declaration" => {
-                let kind = match node.parent().map(|p| p.kind()) {
+                let kind = match node.parent().map(|p| p.kind_str()) {
                     Some("field_declaration" | "event_field_declaration") => RefKind::Field,
                     _ => RefKind::Local,
                 };
@@ -123,10 +124,8 @@ impl Rules for CSharp {
             }
             "property_declaration" => {
                 // A property is used like a field.
-                if let Some(name) = node.child_by_field_name("name") {
-                    let ty = node
-                        .child_by_field_name("type")
-                        .and_then(|t| type_text(t, cx));
+                if let Some(name) = node.child_by_field("name") {
+                    let ty = node.child_by_field("type").and_then(|t| type_text(t, cx));
                     out.push(cx.binding(RefKind::Field, cx.text(name), ty.as_deref(), name));
                 }
             }
@@ -140,14 +139,12 @@ impl Rules for CSharp {
             | "declaration_pattern"
             | "declaration_expression" => {
                 // `foreach (Foo x in xs)`, `catch (E e)`, `o is Foo f`, `out Foo x`.
-                let name = match node.kind() {
-                    "foreach_statement" => node.child_by_field_name("left"),
-                    _ => node.child_by_field_name("name"),
+                let name = match node.kind_str() {
+                    "foreach_statement" => node.child_by_field("left"),
+                    _ => node.child_by_field("name"),
                 };
-                if let Some(name) = name.filter(|n| n.kind() == "identifier") {
-                    let ty = node
-                        .child_by_field_name("type")
-                        .and_then(|t| type_text(t, cx));
+                if let Some(name) = name.filter(|n| n.kind_str() == "identifier") {
+                    let ty = node.child_by_field("type").and_then(|t| type_text(t, cx));
                     out.push(cx.binding(RefKind::Local, cx.text(name), ty.as_deref(), name));
                 }
             }
@@ -163,9 +160,9 @@ impl Rules for CSharp {
             }
             "assignment_expression" => {
                 // Event subscription: `button.Click += OnClick`.
-                let op = node.child_by_field_name("operator").map(|o| cx.text(o));
+                let op = node.child_by_field("operator").map(|o| cx.text(o));
                 if matches!(op, Some("+=" | "-=")) {
-                    if let Some(value) = node.child_by_field_name("right") {
+                    if let Some(value) = node.child_by_field("right") {
                         if let Some(text) = method_group(value, cx) {
                             out.push(cx.reference(RefKind::Reference, &text, value));
                         }
@@ -180,9 +177,9 @@ impl Rules for CSharp {
         let mut c = root.walk();
         let mut block_namespaces = false;
         for child in root.named_children(&mut c) {
-            match child.kind() {
+            match child.kind_str() {
                 "file_scoped_namespace_declaration" => {
-                    if let Some(name) = child.child_by_field_name("name") {
+                    if let Some(name) = child.child_by_field("name") {
                         return cx.text(name).split_whitespace().collect();
                     }
                 }
@@ -201,28 +198,28 @@ impl Rules for CSharp {
 /// Every variable of a declaration, typed as declared; `var x = new Foo()` takes the type
 /// it is constructed with. `Foo x = new()` calls the constructor of the declared type.
 fn declarators(decl: Node, kind: RefKind, cx: &Cx, out: &mut Vec<RawRef>) {
-    let ty_node = decl.child_by_field_name("type");
+    let ty_node = decl.child_by_field("type");
     let ty = ty_node.and_then(|t| type_text(t, cx));
     let mut c = decl.walk();
     for d in decl.named_children(&mut c) {
-        if d.kind() != "variable_declarator" {
+        if d.kind_str() != "variable_declarator" {
             continue;
         }
-        let Some(name) = d.child_by_field_name("name") else {
+        let Some(name) = d.child_by_field("name") else {
             continue;
         };
         let mut c = d.walk();
         let value = d
             .named_children(&mut c)
-            .find(|v| v.id() != name.id() && v.kind() != "bracketed_argument_list");
+            .find(|v| v.id() != name.id() && v.kind_str() != "bracketed_argument_list");
         let ty = match (&ty, value) {
-            (Some(t), Some(v)) if v.kind() == "implicit_object_creation_expression" => {
+            (Some(t), Some(v)) if v.kind_str() == "implicit_object_creation_expression" => {
                 out.push(cx.reference(RefKind::Call, t, v));
                 Some(t.clone())
             }
             (Some(t), _) => Some(t.clone()),
-            (None, Some(v)) if v.kind() == "object_creation_expression" => v
-                .child_by_field_name("type")
+            (None, Some(v)) if v.kind_str() == "object_creation_expression" => v
+                .child_by_field("type")
                 .and_then(|t| type_text(t, cx))
                 .map(|t| format!("{t}()")),
             _ => None,
@@ -234,22 +231,22 @@ fn declarators(decl: Node, kind: RefKind, cx: &Cx, out: &mut Vec<RawRef>) {
 /// Parameters of a method, constructor, lambda or local function are locals; those of a
 /// class, struct or record (primary constructor) are visible to all its members.
 fn parameters(list: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-    let kind = match list.parent().map(|p| p.kind()) {
+    let kind = match list.parent().map(|p| p.kind_str()) {
         Some("class_declaration" | "struct_declaration" | "record_declaration") => RefKind::Field,
         _ => RefKind::Local,
     };
     let mut c = list.walk();
     for p in list.named_children(&mut c) {
-        if p.kind() != "parameter" {
+        if p.kind_str() != "parameter" {
             continue;
         }
-        if let Some(name) = p.child_by_field_name("name") {
-            let ty = p.child_by_field_name("type").and_then(|t| type_text(t, cx));
+        if let Some(name) = p.child_by_field("name") {
+            let ty = p.child_by_field("type").and_then(|t| type_text(t, cx));
             out.push(cx.binding(kind, cx.text(name), ty.as_deref(), name));
         }
     }
     // `params T[] rest` is written straight into the list.
-    if let Some(name) = list.child_by_field_name("name") {
+    if let Some(name) = list.child_by_field("name") {
         out.push(cx.binding(kind, cx.text(name), None, name));
     }
 }
@@ -257,18 +254,18 @@ fn parameters(list: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 /// The type of an argument where the text shows it: literals, casts and `new T(...)`.
 /// Named and `ref`/`out` arguments are left unknown.
 fn arg_type(arg: Node, cx: &Cx) -> Option<String> {
-    if arg.child_by_field_name("name").is_some() || arg.named_child_count() != 1 {
+    if arg.child_by_field("name").is_some() || arg.named_child_count() != 1 {
         return None;
     }
     let mut c = arg.walk();
     if arg
         .children(&mut c)
-        .any(|k| matches!(k.kind(), "ref" | "out" | "in"))
+        .any(|k| matches!(k.kind_str(), "ref" | "out" | "in"))
     {
         return None;
     }
     let value = arg.named_child(0)?;
-    let ty = match value.kind() {
+    let ty = match value.kind_str() {
         "string_literal"
         | "verbatim_string_literal"
         | "raw_string_literal"
@@ -292,7 +289,7 @@ fn arg_type(arg: Node, cx: &Cx) -> Option<String> {
         "boolean_literal" => "bool",
         "cast_expression" | "object_creation_expression" => {
             return Some(strip_type_args(
-                cx.text(value.child_by_field_name("type")?),
+                cx.text(value.child_by_field("type")?),
                 '<',
                 '>',
             ))
@@ -306,10 +303,10 @@ fn arg_type(arg: Node, cx: &Cx) -> Option<String> {
 /// Predefined, array, tuple and pointer types, and `var`, bind no type.
 fn type_text(ty: Node, cx: &Cx) -> Option<String> {
     let mut ty = ty;
-    while ty.kind() == "nullable_type" {
+    while ty.kind_str() == "nullable_type" {
         ty = ty.named_child(0)?;
     }
-    match ty.kind() {
+    match ty.kind_str() {
         "identifier" | "qualified_name" | "generic_name" => {
             Some(strip_type_args(cx.text(ty), '<', '>'))
         }
@@ -320,7 +317,7 @@ fn type_text(ty: Node, cx: &Cx) -> Option<String> {
 /// An argument that may name a method: a bare name, or a member of `this`/`base`. Other
 /// member accesses are almost always property reads.
 fn method_group(value: Node, cx: &Cx) -> Option<String> {
-    match value.kind() {
+    match value.kind_str() {
         "identifier" => Some(cx.text(value).to_string()),
         "member_access_expression" => {
             let text: String = cx.text(value).split_whitespace().collect();
@@ -336,7 +333,7 @@ fn method_group(value: Node, cx: &Cx) -> Option<String> {
 /// A declarator of a `const` field.
 fn constant<'t>(node: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
     let field = const_field(node, cx)?;
-    let name = node.child_by_field_name("name")?;
+    let name = node.child_by_field("name")?;
     // The whole field declaration is the definition: its attributes, modifiers and doc
     // comment apply to every declarator in it.
     Some(Def::new(
@@ -350,28 +347,27 @@ fn constant<'t>(node: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
 /// The `const` field declaration a variable declarator belongs to, if it is one.
 fn const_field<'t>(declarator: Node<'t>, cx: &Cx) -> Option<Node<'t>> {
     let field = declarator.parent()?.parent()?;
-    if field.kind() != "field_declaration" {
+    if field.kind_str() != "field_declaration" {
         return None;
     }
     let mut c = field.walk();
     let is_const = field
         .named_children(&mut c)
-        .any(|m| m.kind() == "modifier" && cx.text(m) == "const");
+        .any(|m| m.kind_str() == "modifier" && cx.text(m) == "const");
     is_const.then_some(field)
 }
 
 /// The callee of an invocation without type arguments: `this.Do<int>` -> `this.Do`.
 fn callee(f: Node, cx: &Cx) -> String {
-    match f.kind() {
+    match f.kind_str() {
         "generic_name" => first_identifier(f, cx),
         "member_access_expression" => {
-            let (Some(expr), Some(name)) = (
-                f.child_by_field_name("expression"),
-                f.child_by_field_name("name"),
-            ) else {
+            let (Some(expr), Some(name)) =
+                (f.child_by_field("expression"), f.child_by_field("name"))
+            else {
                 return cx.text(f).to_string();
             };
-            let name = if name.kind() == "generic_name" {
+            let name = if name.kind_str() == "generic_name" {
                 first_identifier(name, cx)
             } else {
                 cx.text(name).to_string()
@@ -386,7 +382,7 @@ fn first_identifier(generic: Node, cx: &Cx) -> String {
     let mut c = generic.walk();
     let id = generic
         .named_children(&mut c)
-        .find(|n| n.kind() == "identifier");
+        .find(|n| n.kind_str() == "identifier");
     id.map_or_else(|| cx.text(generic).to_string(), |n| cx.text(n).to_string())
 }
 
@@ -394,15 +390,15 @@ fn first_identifier(generic: Node, cx: &Cx) -> String {
 fn attributes(def: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let mut c = def.walk();
     for list in def.named_children(&mut c) {
-        if list.kind() != "attribute_list" {
+        if list.kind_str() != "attribute_list" {
             continue;
         }
         let mut c = list.walk();
         for attr in list.named_children(&mut c) {
-            if attr.kind() != "attribute" {
+            if attr.kind_str() != "attribute" {
                 continue;
             }
-            if let Some(name) = attr.child_by_field_name("name") {
+            if let Some(name) = attr.child_by_field("name") {
                 let name = strip_type_args(cx.text(name), '<', '>');
                 out.push(cx.reference(RefKind::Decorator, &name, attr));
             }
@@ -415,28 +411,31 @@ fn attributes(def: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 /// interface (`IFoo`) is implemented and any other base is inherited. An interface's bases
 /// are the interfaces it inherits from.
 fn bases(def: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-    let is_struct = def.kind() == "struct_declaration" || {
+    let is_struct = def.kind_str() == "struct_declaration" || {
         let mut c = def.walk();
-        let is_record_struct = def.kind() == "record_declaration"
-            && def.children(&mut c).any(|k| k.kind() == "struct");
+        let is_record_struct = def.kind_str() == "record_declaration"
+            && def.children(&mut c).any(|k| k.kind_str() == "struct");
         is_record_struct
     };
     let mut c = def.walk();
-    let Some(list) = def.named_children(&mut c).find(|n| n.kind() == "base_list") else {
+    let Some(list) = def
+        .named_children(&mut c)
+        .find(|n| n.kind_str() == "base_list")
+    else {
         return;
     };
     let mut c = list.walk();
     for base in list.named_children(&mut c) {
-        let ty = match base.kind() {
+        let ty = match base.kind_str() {
             "argument_list" => continue,
-            "primary_constructor_base_type" => match base.child_by_field_name("type") {
+            "primary_constructor_base_type" => match base.child_by_field("type") {
                 Some(t) => t,
                 None => continue,
             },
             _ => base,
         };
         let name = strip_type_args(cx.text(ty), '<', '>');
-        let kind = if def.kind() == "interface_declaration" {
+        let kind = if def.kind_str() == "interface_declaration" {
             RefKind::Inherits
         } else if is_struct || looks_like_interface(&name) {
             RefKind::Implements
@@ -457,7 +456,7 @@ fn looks_like_interface(name: &str) -> bool {
 /// `using A.B;` imports namespace `A.B` whole; `using static A.B;` imports the members of
 /// type `A.B` (name `*`); `using X = A.B;` imports `B` from `A` as `X`.
 fn using(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-    let alias = node.child_by_field_name("name");
+    let alias = node.child_by_field("name");
     let mut c = node.walk();
     let Some(target) = node
         .named_children(&mut c)
@@ -467,7 +466,7 @@ fn using(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     };
     let path: String = cx.text(target).split_whitespace().collect();
     let mut c = node.walk();
-    let is_static = node.children(&mut c).any(|k| k.kind() == "static");
+    let is_static = node.children(&mut c).any(|k| k.kind_str() == "static");
     if let Some(alias) = alias {
         let (module, name) = path.rsplit_once('.').unwrap_or(("", &path));
         out.push(cx.import(module, name, Some(cx.text(alias)), node));

@@ -9,6 +9,7 @@
 //! interfaces. Modules name themselves, so the module name of a file is empty.
 
 use super::{dedent, unquote, Cx, Def, Rules};
+use crate::lang::NodeExt;
 use crate::model::{NodeKind, RawRef, RefKind};
 use tree_sitter::Node;
 
@@ -54,11 +55,11 @@ const NOT_CALLS: &[&str] = &[
 
 impl Rules for Elixir {
     fn definition<'t>(&self, node: Node<'t>, _enclosing: NodeKind, cx: &Cx) -> Option<Def<'t>> {
-        if node.kind() != "call" {
+        if node.kind_str() != "call" {
             return None;
         }
-        let target = node.child_by_field_name("target")?;
-        if target.kind() != "identifier" {
+        let target = node.child_by_field("target")?;
+        if target.kind_str() != "identifier" {
             return None;
         }
         let form = cx.text(target);
@@ -99,7 +100,7 @@ impl Rules for Elixir {
                 let body = body.or_else(|| {
                     keywords_argument(node)
                         .and_then(|k| k.prev_sibling())
-                        .filter(|p| p.kind() == ",")
+                        .filter(|p| p.kind_str() == ",")
                 });
                 Some(
                     Def::new(
@@ -117,7 +118,7 @@ impl Rules for Elixir {
     }
 
     fn references(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-        match node.kind() {
+        match node.kind_str() {
             "call" => call(node, cx, out),
             "unary_operator" => {
                 // `@behaviour GenServer` declares an implemented interface.
@@ -125,7 +126,7 @@ impl Rules for Elixir {
                     return;
                 };
                 let is_behaviour = attr
-                    .child_by_field_name("target")
+                    .child_by_field("target")
                     .is_some_and(|t| matches!(cx.text(t), "behaviour" | "behavior"));
                 if let Some(arg) = first_argument(attr).filter(|_| is_behaviour) {
                     out.push(cx.reference(RefKind::Implements, cx.text(arg), arg));
@@ -141,7 +142,7 @@ impl Rules for Elixir {
 }
 
 fn call(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-    let Some(target) = node.child_by_field_name("target") else {
+    let Some(target) = node.child_by_field("target") else {
         return;
     };
     // `@doc "..."`, `@spec f(t) :: t`: module attributes, not calls.
@@ -154,7 +155,7 @@ fn call(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     if is_function_head(node, cx) || in_typespec(node, cx) {
         return;
     }
-    if target.kind() == "identifier" {
+    if target.kind_str() == "identifier" {
         let name = cx.text(target);
         match name {
             "alias" | "import" | "require" | "use" => {
@@ -173,12 +174,12 @@ fn call(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     }
     // `user.name` (no parentheses, not on a module) reads a map field; `Mod.fun` without
     // parentheses is still a remote call.
-    if target.kind() == "dot"
+    if target.kind_str() == "dot"
         && arguments(node).is_none()
         && do_block(node).is_none()
         && target
-            .child_by_field_name("left")
-            .is_some_and(|l| l.kind() != "alias")
+            .child_by_field("left")
+            .is_some_and(|l| l.kind_str() != "alias")
     {
         return;
     }
@@ -192,11 +193,11 @@ fn call(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 fn in_typespec(node: Node, cx: &Cx) -> bool {
     let mut cur = node.parent();
     while let Some(n) = cur {
-        match n.kind() {
+        match n.kind_str() {
             "do_block" | "source" => return false,
             "unary_operator" => {
                 if let Some(attr) = module_attribute(n) {
-                    return attr.child_by_field_name("target").is_some_and(|t| {
+                    return attr.child_by_field("target").is_some_and(|t| {
                         matches!(
                             cx.text(t),
                             "spec" | "type" | "typep" | "opaque" | "callback" | "macrocallback"
@@ -218,12 +219,10 @@ fn imports(node: Node, form: &str, cx: &Cx, out: &mut Vec<RawRef>) {
     };
     let alias = keyword_value(node, "as", cx);
     // `alias A.{B, C}` is `A.B` and `A.C`.
-    if arg.kind() == "dot" {
-        if let (Some(left), Some(right)) = (
-            arg.child_by_field_name("left"),
-            arg.child_by_field_name("right"),
-        ) {
-            if right.kind() == "tuple" {
+    if arg.kind_str() == "dot" {
+        if let (Some(left), Some(right)) = (arg.child_by_field("left"), arg.child_by_field("right"))
+        {
+            if right.kind_str() == "tuple" {
                 let mut c = right.walk();
                 for item in right.named_children(&mut c) {
                     let module = format!("{}.{}", cx.text(left), cx.text(item));
@@ -236,8 +235,8 @@ fn imports(node: Node, form: &str, cx: &Cx, out: &mut Vec<RawRef>) {
     let module = cx.text(arg);
     if form == "import" {
         // `import M, only: [f: 1, g: 2]` imports the listed functions.
-        let only = keyword_pair(node, "only", cx).and_then(|p| p.child_by_field_name("value"));
-        if let Some(list) = only.filter(|l| l.kind() == "list") {
+        let only = keyword_pair(node, "only", cx).and_then(|p| p.child_by_field("value"));
+        if let Some(list) = only.filter(|l| l.kind_str() == "list") {
             let mut names = Vec::new();
             collect_keyword_keys(list, cx, &mut names);
             if !names.is_empty() {
@@ -254,12 +253,12 @@ fn imports(node: Node, form: &str, cx: &Cx, out: &mut Vec<RawRef>) {
 fn collect_keyword_keys<'a>(list: Node, cx: &Cx<'a>, names: &mut Vec<&'a str>) {
     let mut c = list.walk();
     for kw in list.named_children(&mut c) {
-        if kw.kind() != "keywords" {
+        if kw.kind_str() != "keywords" {
             continue;
         }
         let mut kc = kw.walk();
         for pair in kw.named_children(&mut kc) {
-            if let Some(key) = pair.child_by_field_name("key") {
+            if let Some(key) = pair.child_by_field("key") {
                 names.push(keyword_text(cx.text(key)));
             }
         }
@@ -272,12 +271,12 @@ fn is_function_head(node: Node, cx: &Cx) -> bool {
     let Some(mut parent) = node.parent() else {
         return false;
     };
-    if parent.kind() == "binary_operator" {
+    if parent.kind_str() == "binary_operator" {
         let is_guarded_head = parent
-            .child_by_field_name("left")
+            .child_by_field("left")
             .is_some_and(|l| l.id() == cur.id())
             && parent
-                .child_by_field_name("operator")
+                .child_by_field("operator")
                 .is_some_and(|o| cx.text(o) == "when");
         if !is_guarded_head {
             return false;
@@ -288,12 +287,12 @@ fn is_function_head(node: Node, cx: &Cx) -> bool {
         };
         parent = p;
     }
-    if parent.kind() != "arguments" || parent.named_child(0).map(|n| n.id()) != Some(cur.id()) {
+    if parent.kind_str() != "arguments" || parent.named_child(0).map(|n| n.id()) != Some(cur.id()) {
         return false;
     }
     parent
         .parent()
-        .and_then(|def| def.child_by_field_name("target"))
+        .and_then(|def| def.child_by_field("target"))
         .is_some_and(|t| FUNCTION_FORMS.contains(&cx.text(t)))
 }
 
@@ -302,28 +301,29 @@ fn is_function_head(node: Node, cx: &Cx) -> bool {
 fn function_name(head: Node) -> Option<Node> {
     let mut head = head;
     // `f(x) when a when b`: guards may chain without bound.
-    while head.kind() == "binary_operator" && head.child_by_field_name("operator")?.kind() == "when"
+    while head.kind_str() == "binary_operator"
+        && head.child_by_field("operator")?.kind_str() == "when"
     {
-        head = head.child_by_field_name("left")?;
+        head = head.child_by_field("left")?;
     }
-    match head.kind() {
-        "call" => head.child_by_field_name("target"),
+    match head.kind_str() {
+        "call" => head.child_by_field("target"),
         "identifier" => Some(head),
-        "binary_operator" => head.child_by_field_name("operator"),
+        "binary_operator" => head.child_by_field("operator"),
         _ => None,
     }
 }
 
 /// `@name value`: the `name value` call of a module attribute.
 fn module_attribute(node: Node) -> Option<Node> {
-    if node.kind() != "unary_operator" {
+    if node.kind_str() != "unary_operator" {
         return None;
     }
-    if node.child_by_field_name("operator")?.kind() != "@" {
+    if node.child_by_field("operator")?.kind_str() != "@" {
         return None;
     }
-    node.child_by_field_name("operand")
-        .filter(|o| o.kind() == "call")
+    node.child_by_field("operand")
+        .filter(|o| o.kind_str() == "call")
 }
 
 /// The `@doc` string among the module attributes directly above a definition (`@spec` and
@@ -332,7 +332,7 @@ fn doc_attribute(def: Node, cx: &Cx) -> Option<String> {
     let mut cur = def.prev_named_sibling();
     while let Some(prev) = cur {
         let attr = module_attribute(prev)?;
-        let name = cx.text(attr.child_by_field_name("target")?);
+        let name = cx.text(attr.child_by_field("target")?);
         if name == "doc" {
             return doc_string(attr, cx);
         }
@@ -346,7 +346,7 @@ fn moduledoc(body: Node, cx: &Cx) -> Option<String> {
     let mut c = body.walk();
     let found = body.named_children(&mut c).find_map(|n| {
         let attr = module_attribute(n)?;
-        let target = attr.child_by_field_name("target")?;
+        let target = attr.child_by_field("target")?;
         (cx.text(target) == "moduledoc").then_some(attr)
     });
     found.and_then(|attr| doc_string(attr, cx))
@@ -356,13 +356,13 @@ fn moduledoc(body: Node, cx: &Cx) -> Option<String> {
 /// heredocs dedented.
 fn doc_string(attr: Node, cx: &Cx) -> Option<String> {
     let arg = first_argument(attr)?;
-    let raw = match arg.kind() {
+    let raw = match arg.kind_str() {
         "string" => unquote(cx.text(arg)),
         "sigil" => {
             let mut c = arg.walk();
             let content = arg
                 .named_children(&mut c)
-                .find(|n| n.kind() == "quoted_content")?;
+                .find(|n| n.kind_str() == "quoted_content")?;
             cx.text(content)
         }
         _ => return None,
@@ -375,7 +375,7 @@ fn arguments(call: Node) -> Option<Node> {
     let mut c = call.walk();
     let found = call
         .named_children(&mut c)
-        .find(|n| n.kind() == "arguments");
+        .find(|n| n.kind_str() == "arguments");
     found
 }
 
@@ -385,7 +385,9 @@ fn first_argument(call: Node) -> Option<Node> {
 
 fn do_block(call: Node) -> Option<Node> {
     let mut c = call.walk();
-    let found = call.named_children(&mut c).find(|n| n.kind() == "do_block");
+    let found = call
+        .named_children(&mut c)
+        .find(|n| n.kind_str() == "do_block");
     found
 }
 
@@ -393,7 +395,9 @@ fn do_block(call: Node) -> Option<Node> {
 fn keywords_argument(call: Node) -> Option<Node> {
     let args = arguments(call)?;
     let mut c = args.walk();
-    let found = args.named_children(&mut c).find(|n| n.kind() == "keywords");
+    let found = args
+        .named_children(&mut c)
+        .find(|n| n.kind_str() == "keywords");
     found
 }
 
@@ -401,7 +405,7 @@ fn keyword_pair<'t>(call: Node<'t>, key: &str, cx: &Cx) -> Option<Node<'t>> {
     let kw = keywords_argument(call)?;
     let mut c = kw.walk();
     let found = kw.named_children(&mut c).find(|pair| {
-        pair.child_by_field_name("key")
+        pair.child_by_field("key")
             .is_some_and(|k| keyword_text(cx.text(k)) == key)
     });
     found
@@ -409,7 +413,7 @@ fn keyword_pair<'t>(call: Node<'t>, key: &str, cx: &Cx) -> Option<Node<'t>> {
 
 /// The text of a keyword argument's value: `for: Map` -> `Map`.
 fn keyword_value<'a>(call: Node, key: &str, cx: &Cx<'a>) -> Option<&'a str> {
-    let value = keyword_pair(call, key, cx)?.child_by_field_name("value")?;
+    let value = keyword_pair(call, key, cx)?.child_by_field("value")?;
     Some(cx.text(value))
 }
 
@@ -422,8 +426,8 @@ fn keyword_text(text: &str) -> &str {
 fn enclosing_module<'a>(node: Node, cx: &Cx<'a>) -> Option<&'a str> {
     let mut cur = node.parent();
     while let Some(n) = cur {
-        if n.kind() == "call"
-            && n.child_by_field_name("target")
+        if n.kind_str() == "call"
+            && n.child_by_field("target")
                 .is_some_and(|t| cx.text(t) == "defmodule")
         {
             return first_argument(n).map(|a| cx.text(a));

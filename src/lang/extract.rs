@@ -2,6 +2,7 @@
 //! asking the language's rules about each named node. Produces definitions with qualified
 //! names, signatures and doc comments, and the raw reference sites inside each of them.
 
+use crate::lang::NodeExt;
 use crate::lang::{compact, Cx, Language};
 use crate::model::{ExtractedNode, FileExtract, NodeKind, RefKind};
 use std::cell::RefCell;
@@ -149,7 +150,9 @@ pub(crate) fn parse_with_deadline(
 }
 
 fn file_node(path: &str, src: &str) -> ExtractedNode {
-    let lines = src.lines().count().max(1) as u32;
+    // As `src.lines().count()` counts them: a final line without a newline counts too.
+    let newlines = src.bytes().filter(|&b| b == b'\n').count();
+    let lines = (newlines + usize::from(!src.is_empty() && !src.ends_with('\n'))).max(1) as u32;
     ExtractedNode {
         kind: NodeKind::File,
         name: path.rsplit('/').next().unwrap_or(path).to_string(),
@@ -318,7 +321,7 @@ impl Walker<'_, '_> {
         let kinds = self.lang.rules.attached_prefix_kinds();
         let mut first = outer;
         while let Some(prev) = first.prev_named_sibling() {
-            if kinds.contains(&prev.kind()) {
+            if kinds.contains(&prev.kind_str()) {
                 first = prev;
             } else {
                 break;
@@ -369,7 +372,7 @@ impl Walker<'_, '_> {
         let mut next_row = anchor.start_position().row;
         let mut cur = anchor.prev_sibling();
         while let Some(prev) = cur {
-            if !prev.kind().contains("comment") || last_row(prev) + 1 < next_row {
+            if !prev.kind_str().contains("comment") || last_row(prev) + 1 < next_row {
                 break;
             }
             // A shebang is no doc; inner docs (`//!`, `/*!`) document the enclosing module.

@@ -17,6 +17,7 @@
 //! package.
 
 use super::{call_chain, unquote, Cx, Def, Rules};
+use crate::lang::NodeExt;
 use crate::model::{NodeKind, RawRef, RefKind};
 use tree_sitter::Node;
 
@@ -24,33 +25,33 @@ pub struct Go;
 
 impl Rules for Go {
     fn definition<'t>(&self, node: Node<'t>, enclosing: NodeKind, cx: &Cx) -> Option<Def<'t>> {
-        match node.kind() {
+        match node.kind_str() {
             "function_declaration" => {
-                let name = node.child_by_field_name("name")?;
+                let name = node.child_by_field("name")?;
                 Some(
                     Def::new(NodeKind::Function, cx.text(name).to_string(), name, node)
-                        .body(node.child_by_field_name("body")),
+                        .body(node.child_by_field("body")),
                 )
             }
             "method_declaration" => {
-                let name = node.child_by_field_name("name")?;
-                let receiver = node.child_by_field_name("receiver").and_then(receiver_type);
+                let name = node.child_by_field("name")?;
+                let receiver = node.child_by_field("receiver").and_then(receiver_type);
                 Some(
                     Def::new(NodeKind::Method, cx.text(name).to_string(), name, node)
-                        .body(node.child_by_field_name("body"))
+                        .body(node.child_by_field("body"))
                         .scope(receiver.map(|r| cx.text(r).to_string())),
                 )
             }
             "type_spec" | "type_alias" => {
-                let name = node.child_by_field_name("name")?;
-                let ty = node.child_by_field_name("type")?;
-                let (kind, body) = match ty.kind() {
-                    "struct_type" if node.kind() == "type_spec" => {
+                let name = node.child_by_field("name")?;
+                let ty = node.child_by_field("type")?;
+                let (kind, body) = match ty.kind_str() {
+                    "struct_type" if node.kind_str() == "type_spec" => {
                         (NodeKind::Class, ty.named_child(0))
                     }
                     // Interface elements sit directly in the type: cut the signature at the
                     // first one (the engine drops the dangling `{`).
-                    "interface_type" if node.kind() == "type_spec" => {
+                    "interface_type" if node.kind_str() == "type_spec" => {
                         (NodeKind::Interface, ty.named_child(0))
                     }
                     _ => (NodeKind::Type, None),
@@ -66,7 +67,7 @@ impl Rules for Go {
                 )
             }
             "method_elem" => {
-                let name = node.child_by_field_name("name")?;
+                let name = node.child_by_field("name")?;
                 Some(Def::new(
                     NodeKind::Method,
                     cx.text(name).to_string(),
@@ -78,7 +79,7 @@ impl Rules for Go {
             // spec's direct identifier children (values sit inside an expression list).
             "identifier" if enclosing == NodeKind::File => {
                 let spec = node.parent()?;
-                if spec.kind() != "const_spec" {
+                if spec.kind_str() != "const_spec" {
                     return None;
                 }
                 Some(Def::new(
@@ -93,18 +94,18 @@ impl Rules for Go {
     }
 
     fn references(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-        match node.kind() {
+        match node.kind_str() {
             "call_expression" => {
-                let Some(f) = node.child_by_field_name("function") else {
+                let Some(f) = node.child_by_field("function") else {
                     return;
                 };
                 // `Map[int](x)`: the callee without its type arguments.
-                let f = match f.kind() {
-                    "index_expression" => f.child_by_field_name("operand").unwrap_or(f),
+                let f = match f.kind_str() {
+                    "index_expression" => f.child_by_field("operand").unwrap_or(f),
                     _ => f,
                 };
                 // A called function literal or parenthesized expression has no name.
-                if matches!(f.kind(), "identifier" | "selector_expression") {
+                if matches!(f.kind_str(), "identifier" | "selector_expression") {
                     out.push(cx.reference(RefKind::Call, cx.text(f), node));
                 }
             }
@@ -112,31 +113,31 @@ impl Rules for Go {
             // arguments it is far more often a call of a generic function.
             "type_conversion_expression" => {
                 if let Some(t) = node
-                    .child_by_field_name("type")
-                    .filter(|t| t.kind() == "generic_type")
-                    .and_then(|t| t.child_by_field_name("type"))
+                    .child_by_field("type")
+                    .filter(|t| t.kind_str() == "generic_type")
+                    .and_then(|t| t.child_by_field("type"))
                 {
                     out.push(cx.reference(RefKind::Call, cx.text(t), node));
                 }
             }
             "import_spec" => {
-                let Some(path) = node.child_by_field_name("path") else {
+                let Some(path) = node.child_by_field("path") else {
                     return;
                 };
-                let alias = node.child_by_field_name("name").map(|n| cx.text(n));
+                let alias = node.child_by_field("name").map(|n| cx.text(n));
                 out.push(cx.import(unquote(cx.text(path)), "", alias, node));
             }
             "field_declaration" => fields(node, cx, out),
             // `Foo{...}`, `&pkg.Foo{...}`: an instantiation of the named type.
             "composite_literal" => {
-                if let Some(t) = node.child_by_field_name("type").and_then(named_type) {
+                if let Some(t) = node.child_by_field("type").and_then(named_type) {
                     out.push(cx.reference(RefKind::Call, cx.text(t), node));
                 }
             }
             "parameter_list" | "type_parameter_list"
                 if node.parent().is_some_and(|p| {
                     matches!(
-                        p.kind(),
+                        p.kind_str(),
                         "function_declaration" | "method_declaration" | "func_literal"
                     )
                 }) =>
@@ -144,10 +145,9 @@ impl Rules for Go {
                 parameters(node, cx, out)
             }
             "short_var_declaration" => {
-                if let (Some(left), Some(right)) = (
-                    node.child_by_field_name("left"),
-                    node.child_by_field_name("right"),
-                ) {
+                if let (Some(left), Some(right)) =
+                    (node.child_by_field("left"), node.child_by_field("right"))
+                {
                     bind_values(left, None, Some(right), cx, out);
                 }
             }
@@ -155,8 +155,8 @@ impl Rules for Go {
                 let before = out.len();
                 bind_values(
                     node,
-                    node.child_by_field_name("type"),
-                    node.child_by_field_name("value"),
+                    node.child_by_field("type"),
+                    node.child_by_field("value"),
                     cx,
                     out,
                 );
@@ -175,13 +175,15 @@ impl Rules for Go {
                 }
             }
             "range_clause" | "receive_statement" => {
-                let declares = node.children(&mut node.walk()).any(|c| c.kind() == ":=");
-                if let Some(left) = node.child_by_field_name("left").filter(|_| declares) {
+                let declares = node
+                    .children(&mut node.walk())
+                    .any(|c| c.kind_str() == ":=");
+                if let Some(left) = node.child_by_field("left").filter(|_| declares) {
                     bind_values(left, None, None, cx, out);
                 }
             }
             "type_switch_statement" => {
-                if let Some(alias) = node.child_by_field_name("alias") {
+                if let Some(alias) = node.child_by_field("alias") {
                     bind_values(alias, None, None, cx, out);
                 }
             }
@@ -191,11 +193,11 @@ impl Rules for Go {
             "argument_list" => {
                 let mut c = node.walk();
                 for arg in node.named_children(&mut c) {
-                    let named = match arg.kind() {
+                    let named = match arg.kind_str() {
                         "identifier" => cx.text(arg) != "nil",
                         "selector_expression" => arg
-                            .child_by_field_name("operand")
-                            .is_some_and(|o| o.kind() == "identifier"),
+                            .child_by_field("operand")
+                            .is_some_and(|o| o.kind_str() == "identifier"),
                         _ => false,
                     };
                     if named {
@@ -207,13 +209,13 @@ impl Rules for Go {
             // `~T` approximations are type-set constraints, not embedding).
             "type_elem" => {
                 if node.named_child_count() != 1
-                    || node.parent().map(|p| p.kind()) != Some("interface_type")
+                    || node.parent().map(|p| p.kind_str()) != Some("interface_type")
                 {
                     return;
                 }
                 if let Some(t) = node.named_child(0) {
                     if matches!(
-                        t.kind(),
+                        t.kind_str(),
                         "type_identifier" | "qualified_type" | "generic_type"
                     ) {
                         let t = embedded_name(t);
@@ -231,7 +233,7 @@ impl Rules for Go {
             let mut c = root.walk();
             let clause = root
                 .named_children(&mut c)
-                .find(|n| n.kind() == "package_clause");
+                .find(|n| n.kind_str() == "package_clause");
             clause
                 .and_then(|p| p.named_child(0))
                 .map(|n| cx.text(n))
@@ -253,8 +255,8 @@ impl Rules for Go {
 fn single_spec_outer(spec: Node) -> Node {
     match spec.parent() {
         Some(decl)
-            if matches!(decl.kind(), "type_declaration" | "const_declaration")
-                && !decl.children(&mut decl.walk()).any(|c| c.kind() == "(") =>
+            if matches!(decl.kind_str(), "type_declaration" | "const_declaration")
+                && !decl.children(&mut decl.walk()).any(|c| c.kind_str() == "(") =>
         {
             decl
         }
@@ -265,12 +267,12 @@ fn single_spec_outer(spec: Node) -> Node {
 /// The receiver's type name: `(c *Client)` and `(p Pair[K, V])` give `Client` and `Pair`.
 fn receiver_type(receiver: Node) -> Option<Node> {
     let param = receiver.named_child(0)?;
-    let mut t = param.child_by_field_name("type")?;
+    let mut t = param.child_by_field("type")?;
     // Bounded: a receiver is at most a pointer to a (parenthesized) generic type.
     for _ in 0..4 {
-        t = match t.kind() {
+        t = match t.kind_str() {
             "pointer_type" | "parenthesized_type" => t.named_child(0)?,
-            "generic_type" => t.child_by_field_name("type")?,
+            "generic_type" => t.child_by_field("type")?,
             _ => return Some(t),
         };
     }
@@ -280,7 +282,7 @@ fn receiver_type(receiver: Node) -> Option<Node> {
 /// Struct fields: an embedded field is a base type (Inherits); the fields of a named struct
 /// type are its members (Field), an embedded one named by its type (`*pkg.Base` -> `Base`).
 fn fields(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-    let Some(ty) = node.child_by_field_name("type") else {
+    let Some(ty) = node.child_by_field("type") else {
         return;
     };
     let mut c = node.walk();
@@ -295,15 +297,15 @@ fn fields(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
         .parent()
         .and_then(|list| list.parent())
         .and_then(|st| st.parent())
-        .is_some_and(|spec| spec.kind() == "type_spec");
+        .is_some_and(|spec| spec.kind_str() == "type_spec");
     if !named_struct {
         return;
     }
     let ty_text = cx.text(ty);
     if embedded {
         let t = embedded_name(ty);
-        let name = match t.kind() {
-            "qualified_type" => t.child_by_field_name("name").unwrap_or(t),
+        let name = match t.kind_str() {
+            "qualified_type" => t.child_by_field("name").unwrap_or(t),
             _ => t,
         };
         out.push(cx.binding(RefKind::Field, cx.text(name), Some(ty_text), name));
@@ -316,11 +318,11 @@ fn fields(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 /// A `var` spec written at the top of the file, alone or in a group.
 fn is_package_level(spec: Node) -> bool {
     let decl = match spec.parent() {
-        Some(p) if p.kind() == "var_spec_list" => p.parent(),
+        Some(p) if p.kind_str() == "var_spec_list" => p.parent(),
         p => p,
     };
     decl.and_then(|d| d.parent())
-        .is_some_and(|f| f.kind() == "source_file")
+        .is_some_and(|f| f.kind_str() == "source_file")
 }
 
 /// The receiver, parameters, named results or type parameters of a function: locals typed
@@ -328,8 +330,8 @@ fn is_package_level(spec: Node) -> bool {
 fn parameters(list: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let mut c = list.walk();
     for p in list.named_children(&mut c) {
-        let ty = match p.kind() {
-            "parameter_declaration" | "type_parameter_declaration" => p.child_by_field_name("type"),
+        let ty = match p.kind_str() {
+            "parameter_declaration" | "type_parameter_declaration" => p.child_by_field("type"),
             "variadic_parameter_declaration" => None,
             _ => continue,
         };
@@ -360,13 +362,13 @@ fn bind_values(
         .map(|v| v.named_children(&mut v.walk()).collect())
         .unwrap_or_default();
     let mut c = names.walk();
-    let field = (names.kind() == "var_spec").then_some("name");
+    let field = (names.kind_str() == "var_spec").then_some("name");
     let idents: Vec<Node> = match field {
         Some(f) => names.children_by_field_name(f, &mut c).collect(),
         None => names.named_children(&mut c).collect(),
     };
     for (i, name) in idents.iter().enumerate() {
-        if name.kind() != "identifier" || cx.text(*name) == "_" {
+        if name.kind_str() != "identifier" || cx.text(*name) == "_" {
             continue;
         }
         let inferred = match (values.len(), i) {
@@ -390,31 +392,31 @@ fn value_type(value: Node, cx: &Cx) -> Option<String> {
     let mut v = value;
     // Bounded: `&(&Foo{})` nests no deeper in real code.
     for _ in 0..4 {
-        match v.kind() {
+        match v.kind_str() {
             "unary_expression" if cx.field(v, "operator") == Some("&") => {
-                v = v.child_by_field_name("operand")?;
+                v = v.child_by_field("operand")?;
             }
             "parenthesized_expression" => v = v.named_child(0)?,
             _ => break,
         }
     }
-    match v.kind() {
+    match v.kind_str() {
         "composite_literal" => {
-            let t = named_type(v.child_by_field_name("type")?)?;
+            let t = named_type(v.child_by_field("type")?)?;
             Some(cx.text(t).to_string())
         }
-        "type_assertion_expression" => Some(cx.text(v.child_by_field_name("type")?).to_string()),
+        "type_assertion_expression" => Some(cx.text(v.child_by_field("type")?).to_string()),
         "call_expression" => {
-            let f = v.child_by_field_name("function")?;
-            let f = match f.kind() {
-                "index_expression" => f.child_by_field_name("operand")?,
+            let f = v.child_by_field("function")?;
+            let f = match f.kind_str() {
+                "index_expression" => f.child_by_field("operand")?,
                 _ => f,
             };
-            if f.kind() == "identifier" && cx.text(f) == "new" {
-                let arg = v.child_by_field_name("arguments")?.named_child(0)?;
+            if f.kind_str() == "identifier" && cx.text(f) == "new" {
+                let arg = v.child_by_field("arguments")?.named_child(0)?;
                 return Some(format!("*{}", cx.text(named_type(arg)?)));
             }
-            if !matches!(f.kind(), "identifier" | "selector_expression") {
+            if !matches!(f.kind_str(), "identifier" | "selector_expression") {
                 return None;
             }
             // A chain `s.conn(addr).peer(...)` is kept without its arguments.
@@ -427,11 +429,11 @@ fn value_type(value: Node, cx: &Cx) -> Option<String> {
 /// A named type (`Foo`, `pkg.Foo`, `Foo[T]` -> `Foo`); slices, maps and anonymous structs
 /// have no name.
 fn named_type(t: Node) -> Option<Node> {
-    match t.kind() {
+    match t.kind_str() {
         "type_identifier" | "qualified_type" => Some(t),
         "generic_type" => t
-            .child_by_field_name("type")
-            .filter(|n| matches!(n.kind(), "type_identifier" | "qualified_type")),
+            .child_by_field("type")
+            .filter(|n| matches!(n.kind_str(), "type_identifier" | "qualified_type")),
         _ => None,
     }
 }
@@ -440,9 +442,9 @@ fn named_type(t: Node) -> Option<Node> {
 fn embedded_name(t: Node) -> Node {
     let mut t = t;
     for _ in 0..4 {
-        let next = match t.kind() {
+        let next = match t.kind_str() {
             "pointer_type" => t.named_child(0),
-            "generic_type" => t.child_by_field_name("type"),
+            "generic_type" => t.child_by_field("type"),
             _ => None,
         };
         match next {

@@ -13,6 +13,7 @@
 //! The module name is the declared `package`, else the file's directory, dotted.
 
 use super::{Cx, Def, FileState, Rules, MAX_NESTING};
+use crate::lang::NodeExt;
 use crate::model::{NodeKind, RawRef, RefKind};
 use std::cell::RefMut;
 use std::collections::HashSet;
@@ -43,7 +44,7 @@ pub struct Java;
 
 impl Rules for Java {
     fn definition<'t>(&self, node: Node<'t>, _enclosing: NodeKind, cx: &Cx) -> Option<Def<'t>> {
-        let kind = match node.kind() {
+        let kind = match node.kind_str() {
             "class_declaration" | "record_declaration" => NodeKind::Class,
             "interface_declaration" | "annotation_type_declaration" => NodeKind::Interface,
             "enum_declaration" => NodeKind::Enum,
@@ -89,28 +90,27 @@ impl Rules for Java {
             "enum_constant" => {
                 // A constant with a body is an anonymous subclass: its methods are
                 // qualified through the constant (`Color.RED.apply`), nothing is stored.
-                node.child_by_field_name("body")?;
-                let name = node.child_by_field_name("name")?;
+                node.child_by_field("body")?;
+                let name = node.child_by_field("name")?;
                 let mut d = Def::new(NodeKind::Class, cx.text(name).to_string(), name, node);
                 d.scope_only = true;
                 return Some(d);
             }
             _ => return None,
         };
-        let name = node.child_by_field_name("name")?;
+        let name = node.child_by_field("name")?;
         Some(
-            Def::new(kind, cx.text(name).to_string(), name, node)
-                .body(node.child_by_field_name("body")),
+            Def::new(kind, cx.text(name).to_string(), name, node).body(node.child_by_field("body")),
         )
     }
 
     fn references(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-        match node.kind() {
+        match node.kind_str() {
             "method_invocation" => {
-                let Some(name) = node.child_by_field_name("name") else {
+                let Some(name) = node.child_by_field("name") else {
                     return;
                 };
-                let callee = match node.child_by_field_name("object") {
+                let callee = match node.child_by_field("object") {
                     // `Outer.this.m()` calls a member of the enclosing `Outer`.
                     Some(obj) => {
                         let obj = cx.text(obj);
@@ -120,18 +120,18 @@ impl Rules for Java {
                     None => cx.text(name).to_string(),
                 };
                 let call = cx.reference(RefKind::Call, &callee, node);
-                let args = node.child_by_field_name("arguments");
+                let args = node.child_by_field("arguments");
                 out.push(with_args(call, args, cx, arg_type));
             }
             "object_creation_expression" => {
-                if let Some(ty) = node.child_by_field_name("type") {
+                if let Some(ty) = node.child_by_field("type") {
                     let name = strip_type_args(cx.text(ty), '<', '>');
                     out.push(cx.reference(RefKind::Call, &name, node));
                 }
             }
             "explicit_constructor_invocation" => {
-                if let Some(ctor) = node.child_by_field_name("constructor") {
-                    let callee = match node.child_by_field_name("object") {
+                if let Some(ctor) = node.child_by_field("constructor") {
+                    let callee = match node.child_by_field("object") {
                         Some(obj) => format!("{}.{}", cx.text(obj), cx.text(ctor)),
                         None => cx.text(ctor).to_string(),
                     };
@@ -141,10 +141,10 @@ impl Rules for Java {
             "import_declaration" => import(node, cx, out),
             "class_declaration" | "record_declaration" | "enum_declaration" => {
                 annotations(node, cx, out);
-                if let Some(sup) = node.child_by_field_name("superclass") {
+                if let Some(sup) = node.child_by_field("superclass") {
                     types_in(sup, RefKind::Inherits, cx, out);
                 }
-                if let Some(list) = node.child_by_field_name("interfaces") {
+                if let Some(list) = node.child_by_field("interfaces") {
                     types_in(list, RefKind::Implements, cx, out);
                 }
             }
@@ -153,7 +153,7 @@ impl Rules for Java {
                 // An interface's `extends` list names the interfaces it inherits from.
                 let mut c = node.walk();
                 for child in node.named_children(&mut c) {
-                    if child.kind() == "extends_interfaces" {
+                    if child.kind_str() == "extends_interfaces" {
                         types_in(child, RefKind::Inherits, cx, out);
                     }
                 }
@@ -182,28 +182,28 @@ impl Rules for Java {
                 // A record's components are its fields.
                 let kind = match node.parent().and_then(|p| p.parent()) {
                     Some(r)
-                        if node.kind() == "formal_parameter"
-                            && r.kind() == "record_declaration" =>
+                        if node.kind_str() == "formal_parameter"
+                            && r.kind_str() == "record_declaration" =>
                     {
                         RefKind::Field
                     }
                     _ => RefKind::Local,
                 };
-                let ty = match node.kind() {
+                let ty = match node.kind_str() {
                     "catch_formal_parameter" => {
                         let mut c = node.walk();
                         let t = node
                             .named_children(&mut c)
-                            .find(|n| n.kind() == "catch_type");
+                            .find(|n| n.kind_str() == "catch_type");
                         t.and_then(|t| t.named_child(0))
                     }
-                    _ => node.child_by_field_name("type"),
+                    _ => node.child_by_field("type"),
                 };
-                if let Some(name) = node.child_by_field_name("name") {
+                if let Some(name) = node.child_by_field("name") {
                     // `try (var r = new Res())`; a loop's value is the collection.
                     let value = node
-                        .child_by_field_name("value")
-                        .filter(|_| node.kind() == "resource");
+                        .child_by_field("value")
+                        .filter(|_| node.kind_str() == "resource");
                     let ty = match (ty.and_then(|t| type_text(t, cx)), value) {
                         (None, Some(v)) => constructed(v, cx),
                         (ty, _) => ty,
@@ -216,21 +216,21 @@ impl Rules for Java {
                 let mut c = node.walk();
                 let name = node
                     .named_children(&mut c)
-                    .find(|n| n.kind() == "variable_declarator")
-                    .and_then(|d| d.child_by_field_name("name"));
+                    .find(|n| n.kind_str() == "variable_declarator")
+                    .and_then(|d| d.child_by_field("name"));
                 if let Some(name) = name {
                     out.push(cx.binding(RefKind::Local, cx.text(name), None, name));
                 }
             }
             "lambda_expression" => {
                 // `x -> ...` and `(x, y) -> ...`; typed parameters are `formal_parameter`s.
-                if let Some(params) = node.child_by_field_name("parameters") {
-                    if params.kind() == "identifier" {
+                if let Some(params) = node.child_by_field("parameters") {
+                    if params.kind_str() == "identifier" {
                         out.push(cx.binding(RefKind::Local, cx.text(params), None, params));
-                    } else if params.kind() == "inferred_parameters" {
+                    } else if params.kind_str() == "inferred_parameters" {
                         let mut c = params.walk();
                         for p in params.named_children(&mut c) {
-                            if p.kind() == "identifier" {
+                            if p.kind_str() == "identifier" {
                                 out.push(cx.binding(RefKind::Local, cx.text(p), None, p));
                             }
                         }
@@ -239,10 +239,9 @@ impl Rules for Java {
             }
             "instanceof_expression" => {
                 // `o instanceof Foo f`
-                if let (Some(ty), Some(name)) = (
-                    node.child_by_field_name("right"),
-                    node.child_by_field_name("name"),
-                ) {
+                if let (Some(ty), Some(name)) =
+                    (node.child_by_field("right"), node.child_by_field("name"))
+                {
                     let ty = type_text(ty, cx);
                     out.push(cx.binding(RefKind::Local, cx.text(name), ty.as_deref(), name));
                 }
@@ -252,7 +251,7 @@ impl Rules for Java {
                 let mut c = node.walk();
                 let parts: Vec<Node> = node.named_children(&mut c).collect();
                 if let [ty, name] = parts[..] {
-                    if name.kind() == "identifier" {
+                    if name.kind_str() == "identifier" {
                         let ty = type_text(ty, cx);
                         out.push(cx.binding(RefKind::Local, cx.text(name), ty.as_deref(), name));
                     }
@@ -275,12 +274,12 @@ impl Rules for Java {
         let mut c = root.walk();
         let declared = root
             .named_children(&mut c)
-            .find(|n| n.kind() == "package_declaration")
+            .find(|n| n.kind_str() == "package_declaration")
             .and_then(|pkg| {
                 let mut c = pkg.walk();
                 let name = pkg
                     .named_children(&mut c)
-                    .find(|n| matches!(n.kind(), "scoped_identifier" | "identifier"));
+                    .find(|n| matches!(n.kind_str(), "scoped_identifier" | "identifier"));
                 name
             })
             .map(|n| strip_type_args(cx.text(n), '<', '>'));
@@ -304,7 +303,7 @@ pub(super) fn with_args(
         let mut c = list.walk();
         let args: Vec<String> = list
             .named_children(&mut c)
-            .filter(|a| !a.kind().contains("comment"))
+            .filter(|a| !a.kind_str().contains("comment"))
             .map(|a| arg_type(a, cx).unwrap_or_else(|| "_".to_string()))
             .collect();
         call.module = Some(args.join(","));
@@ -322,7 +321,7 @@ fn arg_type_at(arg: Node, cx: &Cx, depth: u32) -> Option<String> {
     if depth > MAX_NESTING {
         return None;
     }
-    let ty = match arg.kind() {
+    let ty = match arg.kind_str() {
         "string_literal" | "text_block" => "String",
         "character_literal" => "char",
         "decimal_integer_literal"
@@ -342,7 +341,7 @@ fn arg_type_at(arg: Node, cx: &Cx, depth: u32) -> Option<String> {
         "class_literal" => "Class",
         "cast_expression" | "object_creation_expression" => {
             return Some(strip_type_args(
-                cx.text(arg.child_by_field_name("type")?),
+                cx.text(arg.child_by_field("type")?),
                 '<',
                 '>',
             ))
@@ -353,8 +352,8 @@ fn arg_type_at(arg: Node, cx: &Cx, depth: u32) -> Option<String> {
         }
         // `"n = " + n` is a string.
         "binary_expression" if cx.field(arg, "operator") == Some("+") => {
-            let left = arg.child_by_field_name("left")?;
-            let right = arg.child_by_field_name("right")?;
+            let left = arg.child_by_field("left")?;
+            let right = arg.child_by_field("right")?;
             let string = |n: Node| arg_type_at(n, cx, depth + 1).is_some_and(|t| t == "String");
             return (string(left) || string(right)).then(|| "String".to_string());
         }
@@ -366,21 +365,17 @@ fn arg_type_at(arg: Node, cx: &Cx, depth: u32) -> Option<String> {
 /// Every variable of a field or local declaration, typed as declared; `var x = new Foo()`
 /// takes the type it is constructed with.
 fn declarators(decl: Node, kind: RefKind, cx: &Cx, out: &mut Vec<RawRef>) {
-    let ty = decl
-        .child_by_field_name("type")
-        .and_then(|t| type_text(t, cx));
+    let ty = decl.child_by_field("type").and_then(|t| type_text(t, cx));
     let mut c = decl.walk();
     for d in decl.children_by_field_name("declarator", &mut c) {
-        let Some(name) = d.child_by_field_name("name") else {
+        let Some(name) = d.child_by_field("name") else {
             continue;
         };
         // `int[] a, b[];`: a declarator with dimensions is an array.
-        let ty = match (&ty, d.child_by_field_name("dimensions")) {
+        let ty = match (&ty, d.child_by_field("dimensions")) {
             (_, Some(_)) => None,
             (Some(t), None) => Some(t.clone()),
-            (None, None) => d
-                .child_by_field_name("value")
-                .and_then(|v| constructed(v, cx)),
+            (None, None) => d.child_by_field("value").and_then(|v| constructed(v, cx)),
         };
         out.push(cx.binding(kind, cx.text(name), ty.as_deref(), name));
     }
@@ -389,7 +384,7 @@ fn declarators(decl: Node, kind: RefKind, cx: &Cx, out: &mut Vec<RawRef>) {
 /// A declared type worth looking up: class types without type arguments. Primitive and
 /// array types, and `var`, bind no type.
 fn type_text(ty: Node, cx: &Cx) -> Option<String> {
-    match ty.kind() {
+    match ty.kind_str() {
         "type_identifier" if cx.text(ty) == "var" => None,
         "type_identifier" | "scoped_type_identifier" | "generic_type" => {
             Some(strip_type_args(cx.text(ty), '<', '>'))
@@ -400,10 +395,10 @@ fn type_text(ty: Node, cx: &Cx) -> Option<String> {
 
 /// `new Foo<>(...)` as the call of the type, `Foo()`: the value's type.
 fn constructed(value: Node, cx: &Cx) -> Option<String> {
-    if value.kind() != "object_creation_expression" {
+    if value.kind_str() != "object_creation_expression" {
         return None;
     }
-    let ty = value.child_by_field_name("type")?;
+    let ty = value.child_by_field("type")?;
     Some(format!("{}()", strip_type_args(cx.text(ty), '<', '>')))
 }
 
@@ -413,7 +408,7 @@ fn constant<'t>(node: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
     if !is_constant_field(field, cx) {
         return None;
     }
-    let name = node.child_by_field_name("name")?;
+    let name = node.child_by_field("name")?;
     // The whole field declaration is the definition: its modifiers and Javadoc apply to
     // every declarator in it.
     Some(Def::new(
@@ -425,14 +420,14 @@ fn constant<'t>(node: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
 }
 
 fn is_constant_field(field: Node, cx: &Cx) -> bool {
-    match field.kind() {
+    match field.kind_str() {
         // Fields of interfaces are implicitly `static final`.
         "constant_declaration" => true,
         "field_declaration" => {
             let mut c = field.walk();
             let Some(mods) = field
                 .named_children(&mut c)
-                .find(|n| n.kind() == "modifiers")
+                .find(|n| n.kind_str() == "modifiers")
             else {
                 return false;
             };
@@ -447,13 +442,16 @@ fn is_constant_field(field: Node, cx: &Cx) -> bool {
 /// Annotations in a definition's `modifiers`, as decorators (name without `@` or arguments).
 fn annotations(def: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let mut c = def.walk();
-    let Some(mods) = def.named_children(&mut c).find(|n| n.kind() == "modifiers") else {
+    let Some(mods) = def
+        .named_children(&mut c)
+        .find(|n| n.kind_str() == "modifiers")
+    else {
         return;
     };
     let mut c = mods.walk();
     for ann in mods.named_children(&mut c) {
-        if matches!(ann.kind(), "annotation" | "marker_annotation") {
-            if let Some(name) = ann.child_by_field_name("name") {
+        if matches!(ann.kind_str(), "annotation" | "marker_annotation") {
+            if let Some(name) = ann.child_by_field("name") {
                 out.push(cx.reference(RefKind::Decorator, cx.text(name), ann));
             }
         }
@@ -464,7 +462,7 @@ fn annotations(def: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 fn types_in(clause: Node, kind: RefKind, cx: &Cx, out: &mut Vec<RawRef>) {
     let mut c = clause.walk();
     for child in clause.named_children(&mut c) {
-        if child.kind() == "type_list" {
+        if child.kind_str() == "type_list" {
             let mut c = child.walk();
             for ty in child.named_children(&mut c) {
                 out.push(cx.reference(kind, &strip_type_args(cx.text(ty), '<', '>'), ty));
@@ -482,7 +480,7 @@ fn import(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let mut path = None;
     let mut wildcard = false;
     for child in node.named_children(&mut c) {
-        match child.kind() {
+        match child.kind_str() {
             "scoped_identifier" | "identifier" => path = Some(cx.text(child)),
             "asterisk" => wildcard = true,
             _ => {}
@@ -516,15 +514,17 @@ pub(super) fn recovered_type<'t>(
     let (kw, kind) = children.iter().enumerate().find_map(|(i, k)| {
         let kind = keywords
             .iter()
-            .find(|(word, _)| !k.is_named() && k.kind() == *word)?
+            .find(|(word, _)| !k.is_named() && k.kind_str() == *word)?
             .1;
-        let after_member_access = i > 0 && matches!(children[i - 1].kind(), "::" | ".");
+        let after_member_access = i > 0 && matches!(children[i - 1].kind_str(), "::" | ".");
         (!after_member_access).then_some((i, kind))
     })?;
-    let name = children.get(kw + 1).filter(|n| n.kind() == "identifier")?;
+    let name = children
+        .get(kw + 1)
+        .filter(|n| n.kind_str() == "identifier")?;
     let body = children[kw + 2..]
         .iter()
-        .find(|n| !header.contains(&n.kind()))
+        .find(|n| !header.contains(&n.kind_str()))
         .copied();
     Some(Def::new(kind, cx.text(*name).to_string(), *name, node).body(body))
 }

@@ -26,6 +26,7 @@
 //! `setTimeout(this.tick)`) as references.
 
 use super::{dotted_module, unquote, Cx, Def, Rules, MAX_NESTING};
+use crate::lang::NodeExt;
 use crate::model::{NodeKind, RawRef, RefKind};
 use tree_sitter::Node;
 
@@ -57,21 +58,21 @@ impl Rules for JavaScript {
     }
 
     fn references(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-        let kind = node.kind();
+        let kind = node.kind_str();
         match kind {
             "call_expression" => call(node, cx, out),
             "new_expression" => {
-                if let Some(c) = node.child_by_field_name("constructor") {
-                    if matches!(c.kind(), "identifier" | "member_expression") {
+                if let Some(c) = node.child_by_field("constructor") {
+                    if matches!(c.kind_str(), "identifier" | "member_expression") {
                         out.push(cx.reference(RefKind::Call, cx.text(c), node));
                     }
                 }
             }
             "jsx_opening_element" | "jsx_self_closing_element" => {
                 // `<Button/>` calls the component; lower-case tags are plain HTML elements.
-                if let Some(name) = node.child_by_field_name("name") {
+                if let Some(name) = node.child_by_field("name") {
                     let text = cx.text(name);
-                    if name.kind() == "member_expression"
+                    if name.kind_str() == "member_expression"
                         || text.starts_with(|c: char| c.is_ascii_uppercase())
                     {
                         out.push(cx.reference(RefKind::Call, text, node));
@@ -81,13 +82,13 @@ impl Rules for JavaScript {
             "decorator" => {
                 // Decorators in a class body or before `export` are reported by the member
                 // or class they apply to, so that they attach to it rather than the parent.
-                let parent = node.parent().map(|p| p.kind());
+                let parent = node.parent().map(|p| p.kind_str());
                 if !matches!(parent, Some("class_body" | "export_statement")) {
                     decorator(node, cx, out);
                 }
             }
             "class_declaration" | "abstract_class_declaration" | "class" => {
-                if let Some(export) = node.parent().filter(|p| p.kind() == "export_statement") {
+                if let Some(export) = node.parent().filter(|p| p.kind_str() == "export_statement") {
                     let mut c = export.walk();
                     for d in export.children_by_field_name("decorator", &mut c) {
                         decorator(d, cx, out);
@@ -98,7 +99,7 @@ impl Rules for JavaScript {
                 // JavaScript: the heritage holds the base expression directly; TypeScript
                 // wraps it in `extends_clause` (handled below).
                 if let Some(base) = node.named_child(0) {
-                    if !matches!(base.kind(), "extends_clause" | "implements_clause") {
+                    if !matches!(base.kind_str(), "extends_clause" | "implements_clause") {
                         out.push(cx.reference(RefKind::Inherits, cx.text(base), base));
                     }
                 }
@@ -118,7 +119,7 @@ impl Rules for JavaScript {
             "implements_clause" => {
                 let mut c = node.walk();
                 for t in node.named_children(&mut c) {
-                    if t.kind() != "comment" {
+                    if t.kind_str() != "comment" {
                         out.push(cx.reference(RefKind::Implements, type_name(t, cx), t));
                     }
                 }
@@ -128,18 +129,18 @@ impl Rules for JavaScript {
             "formal_parameters" => parameters(node, cx, out),
             "arrow_function" => {
                 // `x => ...`: a single parameter without parentheses.
-                if let Some(p) = node.child_by_field_name("parameter") {
+                if let Some(p) = node.child_by_field("parameter") {
                     bind_pattern(p, cx, out);
                 }
             }
             "variable_declarator" => variable(node, cx, out),
             "for_in_statement" => {
-                if let Some(left) = node.child_by_field_name("left") {
+                if let Some(left) = node.child_by_field("left") {
                     bind_pattern(left, cx, out);
                 }
             }
             "catch_clause" => {
-                if let Some(p) = node.child_by_field_name("parameter") {
+                if let Some(p) = node.child_by_field("parameter") {
                     bind_pattern(p, cx, out);
                 }
             }
@@ -152,7 +153,11 @@ impl Rules for JavaScript {
                 }
             }
             // `<Button onClick={this.handle} />`
-            "jsx_expression" if node.parent().is_some_and(|p| p.kind() == "jsx_attribute") => {
+            "jsx_expression"
+                if node
+                    .parent()
+                    .is_some_and(|p| p.kind_str() == "jsx_attribute") =>
+            {
                 if let Some(value) = node.named_child(0) {
                     callback(value, cx, out);
                 }
@@ -162,7 +167,7 @@ impl Rules for JavaScript {
         if CLASS_MEMBERS.contains(&kind) {
             let mut decorators = Vec::new();
             let mut prev = node.prev_named_sibling();
-            while let Some(p) = prev.filter(|p| p.kind() == "decorator") {
+            while let Some(p) = prev.filter(|p| p.kind_str() == "decorator") {
                 decorators.push(p);
                 prev = p.prev_named_sibling();
             }
@@ -184,7 +189,7 @@ impl Rules for JavaScript {
 
 /// The definition at `node`, before its JSDoc is looked up.
 fn definition<'t>(node: Node<'t>, enclosing: NodeKind, cx: &Cx) -> Option<Def<'t>> {
-    match node.kind() {
+    match node.kind_str() {
         "function_declaration" | "generator_function_declaration" => {
             named(NodeKind::Function, node, cx).map(|d| overloaded(d, node, cx))
         }
@@ -199,8 +204,8 @@ fn definition<'t>(node: Node<'t>, enclosing: NodeKind, cx: &Cx) -> Option<Def<'t
         "class" => {
             // Anonymous class expressions are named by what holds them (a declarator,
             // `export default`) or stay anonymous.
-            node.child_by_field_name("name")?;
-            if node.parent()?.kind() == "variable_declarator" {
+            node.child_by_field("name")?;
+            if node.parent()?.kind_str() == "variable_declarator" {
                 return None;
             }
             named(NodeKind::Class, node, cx)
@@ -209,47 +214,48 @@ fn definition<'t>(node: Node<'t>, enclosing: NodeKind, cx: &Cx) -> Option<Def<'t
             // A named function that error recovery turned into an expression (`function
             // f() {}` after broken code). Other function values are named by the
             // declarator, field or assignment holding them, or are anonymous.
-            node.child_by_field_name("name")?;
-            if node.parent()?.kind() != "ERROR" {
+            node.child_by_field("name")?;
+            if node.parent()?.kind_str() != "ERROR" {
                 return None;
             }
             named(NodeKind::Function, node, cx)
         }
         "export_statement" => {
             // `export default function () {}` / `export default class {}`: named `default`.
-            let value = node.child_by_field_name("value")?;
-            let kind = match value.kind() {
-                "class" if value.child_by_field_name("name").is_none() => NodeKind::Class,
+            let value = node.child_by_field("value")?;
+            let kind = match value.kind_str() {
+                "class" if value.child_by_field("name").is_none() => NodeKind::Class,
                 "function_expression" | "generator_function" | "arrow_function" => {
                     NodeKind::Function
                 }
                 _ => return None,
             };
-            let name = value.child_by_field_name("name");
+            let name = value.child_by_field("name");
             let text = name.map_or("default", |n| cx.text(n));
             Some(
                 Def::new(kind, text.to_string(), name.unwrap_or(value), node)
-                    .body(value.child_by_field_name("body")),
+                    .body(value.child_by_field("body")),
             )
         }
         "method_definition" => {
             let parent = node.parent()?;
-            match parent.kind() {
+            match parent.kind_str() {
                 "class_body" => named(NodeKind::Method, node, cx).map(|d| overloaded(d, node, cx)),
-                "object" => object_member(node, node.child_by_field_name("name")?, node, cx),
+                "object" => object_member(node, node.child_by_field("name")?, node, cx),
                 _ => None,
             }
         }
         "pair" => {
-            let value = node.child_by_field_name("value")?;
-            if !FUNCTION_VALUES.contains(&value.kind()) || node.parent()?.kind() != "object" {
+            let value = node.child_by_field("value")?;
+            if !FUNCTION_VALUES.contains(&value.kind_str()) || node.parent()?.kind_str() != "object"
+            {
                 return None;
             }
-            object_member(node, node.child_by_field_name("key")?, value, cx)
+            object_member(node, node.child_by_field("key")?, value, cx)
         }
         "method_signature" => {
             let parent = node.parent()?;
-            let member = match parent.kind() {
+            let member = match parent.kind_str() {
                 // Class overload signatures fold into the implementation after them.
                 "class_body" => {
                     return (!followed_by_same_name(node, cx))
@@ -260,7 +266,7 @@ fn definition<'t>(node: Node<'t>, enclosing: NodeKind, cx: &Cx) -> Option<Def<'t
                 "interface_body" => true,
                 // `type T = { m(): void }` is an interface in all but name.
                 "object_type" => {
-                    parent.parent().map(|p| p.kind()) == Some("type_alias_declaration")
+                    parent.parent().map(|p| p.kind_str()) == Some("type_alias_declaration")
                 }
                 _ => false,
             };
@@ -272,27 +278,27 @@ fn definition<'t>(node: Node<'t>, enclosing: NodeKind, cx: &Cx) -> Option<Def<'t
         // `new (...): T` in an interface: the constructor of what the interface describes.
         "construct_signature" => {
             let parent = node.parent()?;
-            let member = parent.kind() == "interface_body"
-                || (parent.kind() == "object_type"
-                    && parent.parent().map(|p| p.kind()) == Some("type_alias_declaration"));
+            let member = parent.kind_str() == "interface_body"
+                || (parent.kind_str() == "object_type"
+                    && parent.parent().map(|p| p.kind_str()) == Some("type_alias_declaration"));
             if !member {
                 return None;
             }
-            let keyword = node.child(0).filter(|k| k.kind() == "new")?;
+            let keyword = node.child(0).filter(|k| k.kind_str() == "new")?;
             Some(Def::new(NodeKind::Method, "new".to_string(), keyword, node))
         }
         "abstract_method_signature" => named(NodeKind::Method, node, cx),
         "public_field_definition" | "field_definition" => {
-            let value = node.child_by_field_name("value")?;
-            if !FUNCTION_VALUES.contains(&value.kind()) {
+            let value = node.child_by_field("value")?;
+            if !FUNCTION_VALUES.contains(&value.kind_str()) {
                 return None;
             }
             let name = node
-                .child_by_field_name("name")
-                .or_else(|| node.child_by_field_name("property"))?;
+                .child_by_field("name")
+                .or_else(|| node.child_by_field("property"))?;
             Some(
                 Def::new(NodeKind::Method, cx.text(name).to_string(), name, node)
-                    .body(value.child_by_field_name("body")),
+                    .body(value.child_by_field("body")),
             )
         }
         "interface_declaration" => named(NodeKind::Interface, node, cx),
@@ -304,7 +310,7 @@ fn definition<'t>(node: Node<'t>, enclosing: NodeKind, cx: &Cx) -> Option<Def<'t
         }
         "enum_declaration" => named(NodeKind::Enum, node, cx),
         "internal_module" | "module" => {
-            let name = node.child_by_field_name("name")?;
+            let name = node.child_by_field("name")?;
             Some(
                 Def::new(
                     NodeKind::Module,
@@ -312,7 +318,7 @@ fn definition<'t>(node: Node<'t>, enclosing: NodeKind, cx: &Cx) -> Option<Def<'t
                     name,
                     wrapped(node),
                 )
-                .body(node.child_by_field_name("body")),
+                .body(node.child_by_field("body")),
             )
         }
         "variable_declarator" => declarator(node, enclosing, cx),
@@ -327,11 +333,13 @@ fn jsdoc(outer: Node, cx: &Cx) -> Option<String> {
     let mut anchor = outer;
     while let Some(d) = anchor
         .prev_named_sibling()
-        .filter(|p| p.kind() == "decorator")
+        .filter(|p| p.kind_str() == "decorator")
     {
         anchor = d;
     }
-    let comment = anchor.prev_sibling().filter(|c| c.kind() == "comment")?;
+    let comment = anchor
+        .prev_sibling()
+        .filter(|c| c.kind_str() == "comment")?;
     let text = cx.text(comment);
     let trailing = comment
         .prev_sibling()
@@ -360,10 +368,10 @@ fn jsdoc(outer: Node, cx: &Cx) -> Option<String> {
 /// A declaration with a `name` field; `outer` takes in `export`/`declare` wrappers so the
 /// signature and leading comment include them.
 fn named<'t>(kind: NodeKind, node: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
-    let name = node.child_by_field_name("name")?;
+    let name = node.child_by_field("name")?;
     Some(
         Def::new(kind, cx.text(name).to_string(), name, wrapped(node))
-            .body(node.child_by_field_name("body").or_else(|| semicolon(node))),
+            .body(node.child_by_field("body").or_else(|| semicolon(node))),
     )
 }
 
@@ -371,9 +379,9 @@ fn named<'t>(kind: NodeKind, node: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
 fn wrapped(node: Node) -> Node {
     let mut outer = node;
     while let Some(p) = outer.parent() {
-        match p.kind() {
+        match p.kind_str() {
             "export_statement" | "ambient_declaration" => outer = p,
-            "expression_statement" if outer.kind() == "internal_module" => outer = p,
+            "expression_statement" if outer.kind_str() == "internal_module" => outer = p,
             _ => break,
         }
     }
@@ -383,8 +391,8 @@ fn wrapped(node: Node) -> Node {
 /// The declaration inside `export`/`declare` wrappers.
 fn unwrapped(mut node: Node) -> Node {
     for _ in 0..3 {
-        let inner = match node.kind() {
-            "export_statement" => node.child_by_field_name("declaration"),
+        let inner = match node.kind_str() {
+            "export_statement" => node.child_by_field("declaration"),
             "ambient_declaration" => node.named_child(0),
             _ => None,
         };
@@ -402,15 +410,15 @@ fn unwrapped(mut node: Node) -> Node {
 fn overloaded<'t>(mut def: Def<'t>, node: Node<'t>, cx: &Cx) -> Def<'t> {
     let mut prev = wrapped(node).prev_named_sibling();
     while let Some(p) = prev {
-        if p.kind() == "comment" {
+        if p.kind_str() == "comment" {
             prev = p.prev_named_sibling();
             continue;
         }
         let decl = unwrapped(p);
-        let name = decl.child_by_field_name("name");
+        let name = decl.child_by_field("name");
         match name {
             Some(n)
-                if matches!(decl.kind(), "function_signature" | "method_signature")
+                if matches!(decl.kind_str(), "function_signature" | "method_signature")
                     && cx.text(n) == def.name =>
             {
                 def.name_node = n;
@@ -429,12 +437,12 @@ fn followed_by_same_name(node: Node, cx: &Cx) -> bool {
         return false;
     };
     let mut next = wrapped(node).next_named_sibling();
-    while let Some(n) = next.filter(|n| n.kind() == "comment") {
+    while let Some(n) = next.filter(|n| n.kind_str() == "comment") {
         next = n.next_named_sibling();
     }
     next.map(unwrapped).is_some_and(|n| {
         matches!(
-            n.kind(),
+            n.kind_str(),
             "function_signature"
                 | "function_declaration"
                 | "method_signature"
@@ -452,16 +460,16 @@ fn object_member<'t>(
     cx: &Cx,
 ) -> Option<Def<'t>> {
     let holder = node.parent()?.parent()?;
-    if holder.kind() != "variable_declarator" {
+    if holder.kind_str() != "variable_declarator" {
         return None;
     }
-    let var = holder.child_by_field_name("name")?;
-    if var.kind() != "identifier" {
+    let var = holder.child_by_field("name")?;
+    if var.kind_str() != "identifier" {
         return None;
     }
     Some(
         Def::new(NodeKind::Method, cx.text(name).to_string(), name, node)
-            .body(function.child_by_field_name("body"))
+            .body(function.child_by_field("body"))
             .scope(Some(cx.text(var).to_string())),
     )
 }
@@ -469,25 +477,25 @@ fn object_member<'t>(
 /// `const f = () => ...` (Function), `const A = class {}` (Class) and top-level
 /// `const UPPER = literal` (Constant).
 fn declarator<'t>(node: Node<'t>, enclosing: NodeKind, cx: &Cx) -> Option<Def<'t>> {
-    let name = node.child_by_field_name("name")?;
-    if name.kind() != "identifier" {
+    let name = node.child_by_field("name")?;
+    if name.kind_str() != "identifier" {
         return None;
     }
-    let value = node.child_by_field_name("value")?;
+    let value = node.child_by_field("value")?;
     let declaration = node.parent()?;
     // With one declarator the whole statement (`export const f = ...`) is the definition.
     let single = declaration
         .named_children(&mut declaration.walk())
-        .filter(|c| c.kind() == "variable_declarator")
+        .filter(|c| c.kind_str() == "variable_declarator")
         .count()
         == 1;
     let outer = if single { wrapped(declaration) } else { node };
     let text = cx.text(name).to_string();
-    let kind = match value.kind() {
+    let kind = match value.kind_str() {
         k if FUNCTION_VALUES.contains(&k) => NodeKind::Function,
         "class" => NodeKind::Class,
         _ => {
-            let is_const = declaration.kind() == "lexical_declaration"
+            let is_const = declaration.kind_str() == "lexical_declaration"
                 && cx.field(declaration, "kind") == Some("const");
             if is_const
                 && matches!(enclosing, NodeKind::File | NodeKind::Module)
@@ -500,26 +508,26 @@ fn declarator<'t>(node: Node<'t>, enclosing: NodeKind, cx: &Cx) -> Option<Def<'t
             return None;
         }
     };
-    Some(Def::new(kind, text, name, outer).body(value.child_by_field_name("body")))
+    Some(Def::new(kind, text, name, outer).body(value.child_by_field("body")))
 }
 
 /// `Foo.prototype.m = function () {}` (method `m` of `Foo`) and `exports.f = ...` /
 /// `module.exports.f = ...` (function `f`), the pre-class CommonJS idioms.
 fn assigned_function<'t>(node: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
-    let right = node.child_by_field_name("right")?;
-    if !FUNCTION_VALUES.contains(&right.kind()) {
+    let right = node.child_by_field("right")?;
+    if !FUNCTION_VALUES.contains(&right.kind_str()) {
         return None;
     }
-    let left = node.child_by_field_name("left")?;
-    if left.kind() != "member_expression" {
+    let left = node.child_by_field("left")?;
+    if left.kind_str() != "member_expression" {
         return None;
     }
     let statement = node.parent()?;
-    if statement.kind() != "expression_statement" {
+    if statement.kind_str() != "expression_statement" {
         return None;
     }
-    let name = left.child_by_field_name("property")?;
-    let object = cx.text(left.child_by_field_name("object")?);
+    let name = left.child_by_field("property")?;
+    let object = cx.text(left.child_by_field("object")?);
     let scope = match object {
         "exports" | "module.exports" => None,
         _ => Some(object.strip_suffix(".prototype")?.to_string()),
@@ -531,26 +539,26 @@ fn assigned_function<'t>(node: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
             name,
             statement,
         )
-        .body(right.child_by_field_name("body"))
+        .body(right.child_by_field("body"))
         .scope(scope),
     )
 }
 
 fn call(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-    let Some(f) = node.child_by_field_name("function") else {
+    let Some(f) = node.child_by_field("function") else {
         return;
     };
     // `@Component({...})` is recorded as the decorator it is, not as a call.
-    if node.parent().is_some_and(|p| p.kind() == "decorator") {
+    if node.parent().is_some_and(|p| p.kind_str() == "decorator") {
         return;
     }
     let first_string = || {
-        node.child_by_field_name("arguments")
+        node.child_by_field("arguments")
             .and_then(|a| a.named_child(0))
-            .filter(|a| a.kind() == "string")
+            .filter(|a| a.kind_str() == "string")
             .map(|a| unquote(cx.text(a)))
     };
-    match f.kind() {
+    match f.kind_str() {
         // `import("./m")`
         "import" => {
             if let Some(module) = first_string() {
@@ -574,16 +582,16 @@ fn call(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 fn require(node: Node, module: &str, cx: &Cx, out: &mut Vec<RawRef>) {
     let target = node
         .parent()
-        .filter(|p| p.kind() == "variable_declarator")
-        .and_then(|p| p.child_by_field_name("name"));
+        .filter(|p| p.kind_str() == "variable_declarator")
+        .and_then(|p| p.child_by_field("name"));
     match target {
-        Some(t) if t.kind() == "identifier" => {
+        Some(t) if t.kind_str() == "identifier" => {
             out.push(cx.import(module, "", Some(cx.text(t)), node))
         }
-        Some(t) if t.kind() == "object_pattern" => {
+        Some(t) if t.kind_str() == "object_pattern" => {
             let mut c = t.walk();
             for p in t.named_children(&mut c) {
-                match p.kind() {
+                match p.kind_str() {
                     "shorthand_property_identifier_pattern" => {
                         out.push(cx.import(module, cx.text(p), None, node))
                     }
@@ -605,30 +613,30 @@ fn import_statement(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     // `import fs = require("fs")`
     if let Some(req) = children
         .iter()
-        .find(|n| n.kind() == "import_require_clause")
+        .find(|n| n.kind_str() == "import_require_clause")
     {
         let module = req
-            .child_by_field_name("source")
+            .child_by_field("source")
             .map_or("", |s| unquote(cx.text(s)));
         let alias = req
             .named_child(0)
-            .filter(|n| n.kind() == "identifier")
+            .filter(|n| n.kind_str() == "identifier")
             .map(|n| cx.text(n));
         out.push(cx.import(module, "", alias, node));
         return;
     }
-    let Some(source) = node.child_by_field_name("source") else {
+    let Some(source) = node.child_by_field("source") else {
         return;
     };
     let module = unquote(cx.text(source));
-    let Some(clause) = children.iter().find(|n| n.kind() == "import_clause") else {
+    let Some(clause) = children.iter().find(|n| n.kind_str() == "import_clause") else {
         // `import "./side-effects"`
         out.push(cx.import(module, "", None, node));
         return;
     };
     let mut c = clause.walk();
     for part in clause.named_children(&mut c) {
-        match part.kind() {
+        match part.kind_str() {
             // `import x from`: the default export under a local name.
             "identifier" => out.push(cx.import(module, "default", Some(cx.text(part)), node)),
             // `import * as ns from`: the whole module under a local name.
@@ -644,15 +652,15 @@ fn import_statement(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 
 /// `export {a as b} from "./m"`, `export * from "./m"`, `export * as ns from "./m"`.
 fn reexport(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-    let Some(source) = node.child_by_field_name("source") else {
+    let Some(source) = node.child_by_field("source") else {
         return;
     };
     let module = unquote(cx.text(source));
     let mut c = node.walk();
     let parts: Vec<Node> = node.named_children(&mut c).collect();
-    if let Some(clause) = parts.iter().find(|p| p.kind() == "export_clause") {
+    if let Some(clause) = parts.iter().find(|p| p.kind_str() == "export_clause") {
         specifiers(*clause, module, "export_specifier", node, cx, out);
-    } else if let Some(ns) = parts.iter().find(|p| p.kind() == "namespace_export") {
+    } else if let Some(ns) = parts.iter().find(|p| p.kind_str() == "namespace_export") {
         let alias = ns.named_child(0).map(|n| name_text(n, cx));
         out.push(cx.import(module, "", alias, node));
     } else {
@@ -662,11 +670,9 @@ fn reexport(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 
 fn specifiers(list: Node, module: &str, kind: &str, at: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let mut c = list.walk();
-    for s in list.named_children(&mut c).filter(|s| s.kind() == kind) {
-        let name = s
-            .child_by_field_name("name")
-            .map_or("", |n| name_text(n, cx));
-        let alias = s.child_by_field_name("alias").map(|n| name_text(n, cx));
+    for s in list.named_children(&mut c).filter(|s| s.kind_str() == kind) {
+        let name = s.child_by_field("name").map_or("", |n| name_text(n, cx));
+        let alias = s.child_by_field("alias").map(|n| name_text(n, cx));
         out.push(cx.import(module, name, alias, at));
     }
 }
@@ -674,7 +680,7 @@ fn specifiers(list: Node, module: &str, kind: &str, at: Node, cx: &Cx, out: &mut
 /// An identifier's text, or a string literal's contents (`declare module "m"`,
 /// `export { "a-b" as c }`).
 fn name_text<'a>(node: Node, cx: &Cx<'a>) -> &'a str {
-    match node.kind() {
+    match node.kind_str() {
         "string" => unquote(cx.text(node)),
         _ => cx.text(node),
     }
@@ -683,7 +689,7 @@ fn name_text<'a>(node: Node, cx: &Cx<'a>) -> &'a str {
 /// The statement's closing `;`, where the signature of a body-less declaration stops.
 fn semicolon(node: Node) -> Option<Node> {
     node.child(node.child_count().checked_sub(1)? as u32)
-        .filter(|n| n.kind() == ";")
+        .filter(|n| n.kind_str() == ";")
 }
 
 /// `@dec`, `@ns.dec`, `@dec(args)`: the decorator's name without arguments.
@@ -691,14 +697,14 @@ fn decorator(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let Some(mut expr) = node.named_child(0) else {
         return;
     };
-    if expr.kind() == "parenthesized_expression" {
+    if expr.kind_str() == "parenthesized_expression" {
         match expr.named_child(0) {
             Some(inner) => expr = inner,
             None => return,
         }
     }
-    let target = match expr.kind() {
-        "call_expression" => expr.child_by_field_name("function").unwrap_or(expr),
+    let target = match expr.kind_str() {
+        "call_expression" => expr.child_by_field("function").unwrap_or(expr),
         _ => expr,
     };
     out.push(cx.reference(RefKind::Decorator, cx.text(target), node));
@@ -706,9 +712,9 @@ fn decorator(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 
 /// A type without its type arguments: `Base<T>` -> `Base`, `ns.I<T>` -> `ns.I`.
 fn type_name<'a>(node: Node, cx: &Cx<'a>) -> &'a str {
-    match node.kind() {
+    match node.kind_str() {
         "generic_type" => node
-            .child_by_field_name("name")
+            .child_by_field("name")
             .map_or_else(|| cx.text(node), |n| cx.text(n)),
         _ => cx.text(node),
     }
@@ -728,20 +734,20 @@ fn is_literal(node: Node, depth: u32) -> bool {
     if depth > 8 {
         return false;
     }
-    match node.kind() {
+    match node.kind_str() {
         "string" | "number" | "true" | "false" | "null" | "undefined" | "regex" | "array"
         | "object" => true,
         "template_string" => node
             .named_children(&mut node.walk())
-            .all(|n| n.kind() != "template_substitution"),
+            .all(|n| n.kind_str() != "template_substitution"),
         "unary_expression" => node
-            .child_by_field_name("argument")
+            .child_by_field("argument")
             .is_some_and(|a| is_literal(a, depth + 1)),
         "binary_expression" => {
-            node.child_by_field_name("left")
+            node.child_by_field("left")
                 .is_some_and(|a| is_literal(a, depth + 1))
                 && node
-                    .child_by_field_name("right")
+                    .child_by_field("right")
                     .is_some_and(|a| is_literal(a, depth + 1))
         }
         "parenthesized_expression" | "as_expression" | "satisfies_expression" => node
@@ -757,35 +763,33 @@ fn parameters(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     // The parameters of a function type (`cb: (s: string) => void`) bind nothing.
     if node
         .parent()
-        .is_some_and(|p| matches!(p.kind(), "function_type" | "constructor_type"))
+        .is_some_and(|p| matches!(p.kind_str(), "function_type" | "constructor_type"))
     {
         return;
     }
     let mut c = node.walk();
     for p in node.named_children(&mut c) {
-        match p.kind() {
+        match p.kind_str() {
             "required_parameter" | "optional_parameter" => {
-                let Some(pattern) = p.child_by_field_name("pattern") else {
+                let Some(pattern) = p.child_by_field("pattern") else {
                     continue;
                 };
-                let ty = p
-                    .child_by_field_name("type")
-                    .and_then(|t| annotation(t, cx));
+                let ty = p.child_by_field("type").and_then(|t| annotation(t, cx));
                 // `function (this: Subscriber<T>)`: the type of `this` outside a class.
-                if pattern.kind() == "this" {
+                if pattern.kind_str() == "this" {
                     if ty.is_some() {
                         out.push(cx.binding(RefKind::Local, "this", ty, pattern));
                     }
                     continue;
                 }
-                if pattern.kind() == "identifier" {
+                if pattern.kind_str() == "identifier" {
                     let name = cx.text(pattern);
                     out.push(cx.binding(RefKind::Local, name, ty, pattern));
                     let property = (0..p.named_child_count()).any(|i| {
                         p.named_child(i as u32).is_some_and(|m| {
-                            matches!(m.kind(), "accessibility_modifier" | "override_modifier")
+                            matches!(m.kind_str(), "accessibility_modifier" | "override_modifier")
                         })
-                    }) || p.child(0).is_some_and(|k| k.kind() == "readonly");
+                    }) || p.child(0).is_some_and(|k| k.kind_str() == "readonly");
                     if property && ty.is_some() {
                         let field = format!("this.{name}");
                         out.push(cx.binding(RefKind::Field, &field, ty, pattern));
@@ -808,17 +812,17 @@ fn bind_pattern_at(node: Node, cx: &Cx, out: &mut Vec<RawRef>, depth: u32) {
     if depth > MAX_NESTING {
         return;
     }
-    match node.kind() {
+    match node.kind_str() {
         "identifier" | "shorthand_property_identifier_pattern" => {
             out.push(cx.binding(RefKind::Local, cx.text(node), None, node))
         }
         "assignment_pattern" | "object_assignment_pattern" => {
-            if let Some(left) = node.child_by_field_name("left") {
+            if let Some(left) = node.child_by_field("left") {
                 bind_pattern_at(left, cx, out, depth + 1);
             }
         }
         "pair_pattern" => {
-            if let Some(value) = node.child_by_field_name("value") {
+            if let Some(value) = node.child_by_field("value") {
                 bind_pattern_at(value, cx, out, depth + 1);
             }
         }
@@ -835,27 +839,25 @@ fn bind_pattern_at(node: Node, cx: &Cx, out: &mut Vec<RawRef>, depth: u32) {
 /// `const x: T = ...`, `let x = new Foo()`, `const x = make()`, `const {a, b} = o`. A
 /// declarator that holds a function or class is a definition, and `require()` an import.
 fn variable(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-    let Some(name) = node.child_by_field_name("name") else {
+    let Some(name) = node.child_by_field("name") else {
         return;
     };
-    let value = node.child_by_field_name("value");
+    let value = node.child_by_field("value");
     if value.is_some_and(|v| is_require(v, cx)) {
         return;
     }
-    if name.kind() != "identifier" {
+    if name.kind_str() != "identifier" {
         bind_pattern(name, cx, out);
         return;
     }
-    if value.is_some_and(|v| FUNCTION_VALUES.contains(&v.kind()) || v.kind() == "class") {
+    if value.is_some_and(|v| FUNCTION_VALUES.contains(&v.kind_str()) || v.kind_str() == "class") {
         return;
     }
     // `const MAX = 10` says nothing a resolver could use.
     if value.is_some_and(|v| is_literal(v, 0)) && is_constant_name(cx.text(name)) {
         return;
     }
-    let annotated = node
-        .child_by_field_name("type")
-        .and_then(|t| annotation(t, cx));
+    let annotated = node.child_by_field("type").and_then(|t| annotation(t, cx));
     let ty = match annotated {
         Some(t) => Some(t.to_string()),
         None => value.and_then(|v| value_type(v, cx)),
@@ -867,19 +869,16 @@ fn variable(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 /// Fields holding functions are methods, and untyped fields say nothing.
 fn field(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let Some(name) = node
-        .child_by_field_name("name")
-        .or_else(|| node.child_by_field_name("property"))
+        .child_by_field("name")
+        .or_else(|| node.child_by_field("property"))
     else {
         return;
     };
-    let value = node.child_by_field_name("value");
-    if value.is_some_and(|v| FUNCTION_VALUES.contains(&v.kind())) {
+    let value = node.child_by_field("value");
+    if value.is_some_and(|v| FUNCTION_VALUES.contains(&v.kind_str())) {
         return;
     }
-    let ty = match node
-        .child_by_field_name("type")
-        .and_then(|t| annotation(t, cx))
-    {
+    let ty = match node.child_by_field("type").and_then(|t| annotation(t, cx)) {
         Some(t) => Some(t.to_string()),
         None => value.and_then(|v| value_type(v, cx)),
     };
@@ -891,18 +890,15 @@ fn field(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 /// `this.x = new Foo()` (or `= y as Foo`) in a method types the field `x`.
 fn this_assignment(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let Some(left) = node
-        .child_by_field_name("left")
-        .filter(|l| l.kind() == "member_expression")
+        .child_by_field("left")
+        .filter(|l| l.kind_str() == "member_expression")
     else {
         return;
     };
-    if left.child_by_field_name("object").map(|o| o.kind()) != Some("this") {
+    if left.child_by_field("object").map(|o| o.kind_str()) != Some("this") {
         return;
     }
-    let Some(ty) = node
-        .child_by_field_name("right")
-        .and_then(|r| value_type(r, cx))
-    else {
+    let Some(ty) = node.child_by_field("right").and_then(|r| value_type(r, cx)) else {
         return;
     };
     out.push(cx.binding(RefKind::Field, cx.text(left), Some(&ty), left));
@@ -911,9 +907,9 @@ fn this_assignment(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 /// A function passed as a value: `xs.map(format)`, `setTimeout(this.tick)`. Other member
 /// expressions (`opts.timeout`) are data far more often than functions.
 fn callback(arg: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-    let is_function = match arg.kind() {
+    let is_function = match arg.kind_str() {
         "identifier" => true,
-        "member_expression" => arg.child_by_field_name("object").map(|o| o.kind()) == Some("this"),
+        "member_expression" => arg.child_by_field("object").map(|o| o.kind_str()) == Some("this"),
         _ => false,
     };
     if is_function {
@@ -925,20 +921,20 @@ fn callback(arg: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 /// call returns), `x as Foo` -> `Foo`.
 fn value_type(value: Node, cx: &Cx) -> Option<String> {
     let mut value = value;
-    while value.kind() == "parenthesized_expression" {
+    while value.kind_str() == "parenthesized_expression" {
         value = value.named_child(0)?;
     }
-    match value.kind() {
+    match value.kind_str() {
         "new_expression" => {
-            let c = value.child_by_field_name("constructor")?;
-            matches!(c.kind(), "identifier" | "member_expression")
+            let c = value.child_by_field("constructor")?;
+            matches!(c.kind_str(), "identifier" | "member_expression")
                 .then(|| format!("{}()", cx.text(c)))
         }
         // Only plain function calls: what a method returns (`map.get(k)`) is rarely of
         // the receiver's kind, and an external receiver would make the value external.
         "call_expression" => {
-            let f = value.child_by_field_name("function")?;
-            (f.kind() == "identifier").then(|| format!("{}()", cx.text(f)))
+            let f = value.child_by_field("function")?;
+            (f.kind_str() == "identifier").then(|| format!("{}()", cx.text(f)))
         }
         "as_expression" | "satisfies_expression" => {
             let t = value.named_child(1)?;
@@ -950,7 +946,7 @@ fn value_type(value: Node, cx: &Cx) -> Option<String> {
 
 /// The type named by a `: T` annotation, when it is one named type.
 fn annotation<'a>(node: Node, cx: &Cx<'a>) -> Option<&'a str> {
-    let t = match node.kind() {
+    let t = match node.kind_str() {
         "type_annotation" | "opting_type_annotation" => node.named_child(0)?,
         _ => node,
     };
@@ -967,16 +963,16 @@ fn simple_type_at<'a>(t: Node, cx: &Cx<'a>, depth: u32) -> Option<&'a str> {
     if depth > MAX_NESTING {
         return None;
     }
-    match t.kind() {
+    match t.kind_str() {
         "type_identifier" | "nested_type_identifier" | "identifier" => Some(cx.text(t)),
-        "generic_type" => t.child_by_field_name("name").map(|n| cx.text(n)),
+        "generic_type" => t.child_by_field("name").map(|n| cx.text(n)),
         "parenthesized_type" => simple_type_at(t.named_child(0)?, cx, depth + 1),
         "union_type" => {
             // `Foo | null | undefined`: the one type that is not nullish.
             let mut found = None;
             let mut c = t.walk();
             for member in t.named_children(&mut c) {
-                if matches!(member.kind(), "literal_type" | "predefined_type") {
+                if matches!(member.kind_str(), "literal_type" | "predefined_type") {
                     let text = cx.text(member);
                     if matches!(text, "null" | "undefined" | "void") {
                         continue;
@@ -995,17 +991,17 @@ fn simple_type_at<'a>(t: Node, cx: &Cx<'a>, depth: u32) -> Option<&'a str> {
 
 /// `require("m")`, the value of a CommonJS import (recorded as an import, not a local).
 fn is_require(value: Node, cx: &Cx) -> bool {
-    let call = match value.kind() {
+    let call = match value.kind_str() {
         "call_expression" => value,
         // `require("m").x`
-        "member_expression" => match value.child_by_field_name("object") {
-            Some(o) if o.kind() == "call_expression" => o,
+        "member_expression" => match value.child_by_field("object") {
+            Some(o) if o.kind_str() == "call_expression" => o,
             _ => return false,
         },
         _ => return false,
     };
-    call.child_by_field_name("function")
-        .is_some_and(|f| f.kind() == "identifier" && cx.text(f) == "require")
+    call.child_by_field("function")
+        .is_some_and(|f| f.kind_str() == "identifier" && cx.text(f) == "require")
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@
 
 use super::java::{directory_module, recovered_type, strip_type_args, with_args};
 use super::{Cx, Def, Rules};
+use crate::lang::NodeExt;
 use crate::model::{NodeKind, RawRef, RefKind};
 use tree_sitter::Node;
 
@@ -23,9 +24,9 @@ pub struct Kotlin;
 
 impl Rules for Kotlin {
     fn definition<'t>(&self, node: Node<'t>, _enclosing: NodeKind, cx: &Cx) -> Option<Def<'t>> {
-        match node.kind() {
+        match node.kind_str() {
             "class_declaration" => {
-                let name = node.child_by_field_name("name")?;
+                let name = node.child_by_field("name")?;
                 let kind = if has_child_kind(node, "interface") {
                     NodeKind::Interface
                 } else if has_modifier(node, "enum", cx) {
@@ -38,14 +39,14 @@ impl Rules for Kotlin {
                 Some(Def::new(kind, cx.text(name).to_string(), name, node).body(class_body(node)))
             }
             "object_declaration" => {
-                let name = node.child_by_field_name("name")?;
+                let name = node.child_by_field("name")?;
                 Some(
                     Def::new(NodeKind::Class, cx.text(name).to_string(), name, node)
                         .body(class_body(node)),
                 )
             }
             "companion_object" => {
-                let (name, name_node) = match node.child_by_field_name("name") {
+                let (name, name_node) = match node.child_by_field("name") {
                     Some(n) => (cx.text(n).to_string(), n),
                     // The compiler names an anonymous companion `Companion`.
                     None => (
@@ -56,11 +57,11 @@ impl Rules for Kotlin {
                 Some(Def::new(NodeKind::Class, name, name_node, node).body(class_body(node)))
             }
             "function_declaration" => {
-                let name = node.child_by_field_name("name")?;
+                let name = node.child_by_field("name")?;
                 // A member of a class body (anonymous objects included) is a method.
                 let kind = if node
                     .parent()
-                    .is_some_and(|p| matches!(p.kind(), "class_body" | "enum_class_body"))
+                    .is_some_and(|p| matches!(p.kind_str(), "class_body" | "enum_class_body"))
                 {
                     NodeKind::Method
                 } else {
@@ -78,7 +79,7 @@ impl Rules for Kotlin {
                 let class_name = node
                     .parent()
                     .and_then(|body| body.parent())
-                    .and_then(|class| class.child_by_field_name("name"))
+                    .and_then(|class| class.child_by_field("name"))
                     .map_or("constructor", |n| cx.text(n));
                 let kw = keyword(node, "constructor").unwrap_or(node);
                 Some(
@@ -88,7 +89,7 @@ impl Rules for Kotlin {
             }
             "property_declaration" => constant(node, cx),
             "type_alias" => {
-                let name = node.child_by_field_name("type")?;
+                let name = node.child_by_field("type")?;
                 Some(Def::new(
                     NodeKind::Type,
                     cx.text(name).to_string(),
@@ -133,7 +134,7 @@ impl Rules for Kotlin {
     }
 
     fn references(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-        match node.kind() {
+        match node.kind_str() {
             "call_expression" => {
                 if let Some(callee) = node.named_child(0) {
                     let call = cx.reference(RefKind::Call, &clean_callee(cx.text(callee)), node);
@@ -171,10 +172,10 @@ impl Rules for Kotlin {
             "for_statement" | "lambda_parameters" | "when_subject" => {
                 let mut c = node.walk();
                 for var in node.named_children(&mut c) {
-                    match var.kind() {
+                    match var.kind_str() {
                         "variable_declaration" => {
                             // `when (val x = f())` takes what the call returns.
-                            let inferred = (node.kind() == "when_subject")
+                            let inferred = (node.kind_str() == "when_subject")
                                 .then(|| var.next_named_sibling().and_then(|v| called(v, cx)))
                                 .flatten();
                             variable(var, RefKind::Local, inferred, cx, out)
@@ -228,7 +229,7 @@ impl Rules for Kotlin {
                 // The annotations are the enclosing annotated expressions.
                 let mut chain = Vec::new();
                 let mut cur = node.parent();
-                while let Some(p) = cur.filter(|p| p.kind() == "annotated_expression") {
+                while let Some(p) = cur.filter(|p| p.kind_str() == "annotated_expression") {
                     chain.push(p);
                     cur = p.parent();
                 }
@@ -244,7 +245,7 @@ impl Rules for Kotlin {
         let mut c = root.walk();
         let declared = root
             .named_children(&mut c)
-            .find(|n| n.kind() == "package_header")
+            .find(|n| n.kind_str() == "package_header")
             .and_then(|pkg| child_of_kind(pkg, "qualified_identifier"))
             .map(|q| cx.text(q).split_whitespace().collect::<String>());
         declared.unwrap_or_else(|| directory_module(path))
@@ -264,7 +265,7 @@ fn property(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let mut var = None;
     let mut value = None;
     for child in node.named_children(&mut c) {
-        match child.kind() {
+        match child.kind_str() {
             "user_type" | "nullable_type" | "parenthesized_type" => return,
             "variable_declaration" | "multi_variable_declaration" => var = Some(child),
             "modifiers" | "type_parameters" | "type_constraints" | "type_modifiers" | "getter"
@@ -276,11 +277,11 @@ fn property(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let Some(var) = var else {
         return;
     };
-    let kind = match node.parent().map(|p| p.kind()) {
+    let kind = match node.parent().map(|p| p.kind_str()) {
         Some("class_body" | "enum_class_body") => RefKind::Field,
         _ => RefKind::Local,
     };
-    if var.kind() == "multi_variable_declaration" {
+    if var.kind_str() == "multi_variable_declaration" {
         let mut c = var.walk();
         for v in var.named_children(&mut c) {
             variable(v, kind, None, cx, out);
@@ -293,7 +294,7 @@ fn property(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 /// `name` or `name: Type` of a property, loop or lambda; `inferred` is the type taken from
 /// the value when none is written.
 fn variable(var: Node, kind: RefKind, inferred: Option<String>, cx: &Cx, out: &mut Vec<RawRef>) {
-    if var.kind() != "variable_declaration" {
+    if var.kind_str() != "variable_declaration" {
         return;
     }
     let Some(name) = child_of_kind(var, "identifier") else {
@@ -302,7 +303,7 @@ fn variable(var: Node, kind: RefKind, inferred: Option<String>, cx: &Cx, out: &m
     let mut c = var.walk();
     let declared = var
         .named_children(&mut c)
-        .find(|t| t.kind() != "identifier" && t.kind() != "annotation");
+        .find(|t| t.kind_str() != "identifier" && t.kind_str() != "annotation");
     let ty = match declared {
         Some(t) => type_text(t, cx),
         None => inferred,
@@ -317,7 +318,7 @@ fn arg_type(arg: Node, cx: &Cx) -> Option<String> {
         return None;
     }
     let value = arg.named_child(0)?;
-    let ty = match value.kind() {
+    let ty = match value.kind_str() {
         "string_literal" | "multiline_string_literal" => "String",
         "character_literal" => "Char",
         "number_literal" => {
@@ -335,7 +336,7 @@ fn arg_type(arg: Node, cx: &Cx) -> Option<String> {
             false => "Double",
         },
         "as_expression" => {
-            let ty = value.child_by_field_name("right")?;
+            let ty = value.child_by_field("right")?;
             return type_text(ty, cx);
         }
         _ => return None,
@@ -347,19 +348,19 @@ fn arg_type(arg: Node, cx: &Cx) -> Option<String> {
 /// Function types bind no type.
 fn type_text(ty: Node, cx: &Cx) -> Option<String> {
     let mut ty = ty;
-    while matches!(ty.kind(), "nullable_type" | "parenthesized_type") {
+    while matches!(ty.kind_str(), "nullable_type" | "parenthesized_type") {
         ty = ty.named_child(0)?;
     }
-    (ty.kind() == "user_type").then(|| strip_type_args(cx.text(ty), '<', '>'))
+    (ty.kind_str() == "user_type").then(|| strip_type_args(cx.text(ty), '<', '>'))
 }
 
 /// `Foo()` or `a.b.make()` as the value's type: `callee()` (the class, when a class is called).
 fn called(value: Node, cx: &Cx) -> Option<String> {
-    if value.kind() != "call_expression" {
+    if value.kind_str() != "call_expression" {
         return None;
     }
     let callee = value.named_child(0)?;
-    matches!(callee.kind(), "identifier" | "navigation_expression")
+    matches!(callee.kind_str(), "identifier" | "navigation_expression")
         .then(|| format!("{}()", clean_callee(cx.text(callee))))
 }
 
@@ -407,24 +408,24 @@ fn clean_callee(text: &str) -> String {
 fn misparsed_class<'t>(node: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
     let mut outer = node
         .parent()
-        .filter(|p| p.kind() == "annotated_expression")?;
+        .filter(|p| p.kind_str() == "annotated_expression")?;
     while let Some(p) = outer
         .parent()
-        .filter(|p| p.kind() == "annotated_expression")
+        .filter(|p| p.kind_str() == "annotated_expression")
     {
         outer = p;
     }
     let mut c = node.walk();
     let parts: Vec<Node> = node.named_children(&mut c).collect();
     let kw = parts.iter().position(|n| {
-        n.kind() == "identifier" && matches!(cx.text(*n), "class" | "interface" | "object")
+        n.kind_str() == "identifier" && matches!(cx.text(*n), "class" | "interface" | "object")
     })?;
-    if parts[..kw].iter().any(|n| n.kind() != "identifier") {
+    if parts[..kw].iter().any(|n| n.kind_str() != "identifier") {
         return None;
     }
-    let name = parts.get(kw + 1).filter(|n| n.kind() == "identifier")?;
+    let name = parts.get(kw + 1).filter(|n| n.kind_str() == "identifier")?;
     let body = match parts.get(kw + 2) {
-        Some(b) if b.kind() == "lambda_literal" && kw + 3 == parts.len() => Some(*b),
+        Some(b) if b.kind_str() == "lambda_literal" && kw + 3 == parts.len() => Some(*b),
         None => None,
         Some(_) => return None,
     };
@@ -443,7 +444,7 @@ fn has_modifier_text(node: Node, word: &str, cx: &Cx) -> bool {
     let mut c = node.walk();
     let found = node
         .children(&mut c)
-        .any(|m| m.kind() == "modifiers" && cx.text(m).split_whitespace().any(|w| w == word));
+        .any(|m| m.kind_str() == "modifiers" && cx.text(m).split_whitespace().any(|w| w == word));
     found
 }
 
@@ -455,7 +456,7 @@ fn prefix_annotations(def: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let mut next_row = def.start_position().row;
     let mut cur = def.prev_named_sibling();
     while let Some(p) = cur.filter(|p| {
-        p.kind() == "annotated_expression"
+        p.kind_str() == "annotated_expression"
             && p.end_position().row + 1 >= next_row
             && !holds_misparsed_class(*p, cx)
     }) {
@@ -470,13 +471,13 @@ fn prefix_annotations(def: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 
 fn holds_misparsed_class(expr: Node, cx: &Cx) -> bool {
     let mut inner = expr;
-    while inner.kind() == "annotated_expression" {
+    while inner.kind_str() == "annotated_expression" {
         match inner.named_child(inner.named_child_count().saturating_sub(1) as u32) {
             Some(last) => inner = last,
             None => return false,
         }
     }
-    inner.kind() == "infix_expression" && misparsed_class(inner, cx).is_some()
+    inner.kind_str() == "infix_expression" && misparsed_class(inner, cx).is_some()
 }
 
 /// The annotations of an annotated expression; with `nested`, also those of the annotated
@@ -487,7 +488,7 @@ fn annotations_in_expression(expr: Node, nested: bool, cx: &Cx, out: &mut Vec<Ra
     while let Some(expr) = next.take() {
         let mut c = expr.walk();
         for child in expr.named_children(&mut c) {
-            match child.kind() {
+            match child.kind_str() {
                 "annotation" => annotation(child, cx, out),
                 "annotated_expression" if nested && next.is_none() => next = Some(child),
                 _ => {}
@@ -508,11 +509,11 @@ fn constant<'t>(node: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
     let is_const = has_modifier(node, "const", cx)
         || (is_upper_case(text) && {
             let parent = node.parent()?;
-            match parent.kind() {
+            match parent.kind_str() {
                 "source_file" => true,
-                "class_body" => parent
-                    .parent()
-                    .is_some_and(|o| matches!(o.kind(), "object_declaration" | "companion_object")),
+                "class_body" => parent.parent().is_some_and(|o| {
+                    matches!(o.kind_str(), "object_declaration" | "companion_object")
+                }),
                 _ => false,
             }
         });
@@ -528,7 +529,7 @@ fn receiver(func: Node, name: Node, cx: &Cx) -> Option<String> {
         .take_while(|n| n.id() != name.id())
         .find(|n| {
             matches!(
-                n.kind(),
+                n.kind_str(),
                 "user_type" | "nullable_type" | "parenthesized_type"
             )
         })?;
@@ -543,13 +544,13 @@ fn class_body(node: Node) -> Option<Node> {
 
 fn child_of_kind<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
     let mut c = node.walk();
-    let found = node.named_children(&mut c).find(|n| n.kind() == kind);
+    let found = node.named_children(&mut c).find(|n| n.kind_str() == kind);
     found
 }
 
 fn has_child_kind(node: Node, kind: &str) -> bool {
     let mut c = node.walk();
-    let found = node.children(&mut c).any(|n| n.kind() == kind);
+    let found = node.children(&mut c).any(|n| n.kind_str() == kind);
     found
 }
 
@@ -557,7 +558,7 @@ fn keyword<'t>(node: Node<'t>, kw: &str) -> Option<Node<'t>> {
     let mut c = node.walk();
     let found = node
         .children(&mut c)
-        .find(|n| !n.is_named() && n.kind() == kw);
+        .find(|n| !n.is_named() && n.kind_str() == kw);
     found
 }
 
@@ -569,7 +570,7 @@ fn has_modifier(node: Node, word: &str, cx: &Cx) -> bool {
     let mut c = mods.walk();
     let found = mods
         .named_children(&mut c)
-        .any(|m| m.kind() != "annotation" && cx.text(m) == word);
+        .any(|m| m.kind_str() != "annotation" && cx.text(m) == word);
     found
 }
 
@@ -588,7 +589,7 @@ fn annotations(def: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     };
     let mut c = mods.walk();
     for ann in mods.named_children(&mut c) {
-        if ann.kind() == "annotation" {
+        if ann.kind_str() == "annotation" {
             annotation(ann, cx, out);
         }
     }
@@ -598,7 +599,7 @@ fn annotation(ann: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     // `@[A B]` holds several annotations.
     let mut c = ann.walk();
     for item in ann.named_children(&mut c) {
-        let ty = match item.kind() {
+        let ty = match item.kind_str() {
             "use_site_target" => continue,
             "constructor_invocation" => match item.named_child(0) {
                 Some(t) => t,
@@ -625,12 +626,12 @@ fn supertypes(def: Node, cx: &Cx, out: &mut Vec<RawRef>) {
         let mut c = spec.walk();
         let Some(inner) = spec
             .named_children(&mut c)
-            .filter(|n| n.kind() != "annotation")
+            .filter(|n| n.kind_str() != "annotation")
             .last()
         else {
             continue;
         };
-        let (kind, ty) = match inner.kind() {
+        let (kind, ty) = match inner.kind_str() {
             "constructor_invocation" => (RefKind::Inherits, inner.named_child(0)),
             "explicit_delegation" => (RefKind::Implements, inner.named_child(0)),
             _ => (RefKind::Implements, Some(inner)),

@@ -7,6 +7,7 @@
 //! folder).
 
 use super::{dotted_module, unquote, Cx, Def, Rules};
+use crate::lang::NodeExt;
 use crate::model::{NodeKind, RawRef, RefKind};
 use tree_sitter::Node;
 
@@ -14,9 +15,9 @@ pub struct Lua;
 
 impl Rules for Lua {
     fn definition<'t>(&self, node: Node<'t>, _enclosing: NodeKind, cx: &Cx) -> Option<Def<'t>> {
-        match node.kind() {
+        match node.kind_str() {
             "function_declaration" => {
-                let name_node = node.child_by_field_name("name")?;
+                let name_node = node.child_by_field("name")?;
                 let (name_node, name, scope) = split_target(name_node, cx)?;
                 Some(
                     Def::new(NodeKind::Function, name, name_node, node)
@@ -42,17 +43,17 @@ impl Rules for Lua {
     }
 
     fn references(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-        if node.kind() != "function_call" {
+        if node.kind_str() != "function_call" {
             return;
         }
-        let Some(callee) = node.child_by_field_name("name") else {
+        let Some(callee) = node.child_by_field("name") else {
             return;
         };
         let name = cx.text(callee);
         if name == "require" {
             if let Some(module) = required_module(node, cx) {
                 let alias = assigned_to(node).and_then(|(target, _)| {
-                    (target.kind() == "identifier").then(|| cx.text(target))
+                    (target.kind_str() == "identifier").then(|| cx.text(target))
                 });
                 out.push(cx.import(module, "", alias, node));
                 return;
@@ -69,11 +70,13 @@ impl Rules for Lua {
 /// `{ key = function() end }`: a function stored under a key of a table literal, qualified by
 /// the variable the table is assigned to (`local M = { f = ... }` gives `M.f`), if any.
 fn table_field<'t>(func: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
-    let field = func.parent().filter(|p| p.kind() == "field")?;
+    let field = func.parent().filter(|p| p.kind_str() == "field")?;
     let key = field
-        .child_by_field_name("name")
-        .filter(|k| k.kind() == "identifier")?;
-    let table = field.parent().filter(|p| p.kind() == "table_constructor")?;
+        .child_by_field("name")
+        .filter(|k| k.kind_str() == "identifier")?;
+    let table = field
+        .parent()
+        .filter(|p| p.kind_str() == "table_constructor")?;
     let scope = assigned_to(table)
         .and_then(|(target, _)| split_target(target, cx))
         .map(|(_, name, scope)| match scope {
@@ -89,26 +92,26 @@ fn table_field<'t>(func: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
 
 /// The block, or for an empty function the closing `end`, where the signature stops.
 fn function_body(func: Node) -> Option<Node> {
-    func.child_by_field_name("body").or_else(|| {
+    func.child_by_field("body").or_else(|| {
         let mut c = func.walk();
         let last = func.children(&mut c).last()?;
-        (last.kind() == "end").then_some(last)
+        (last.kind_str() == "end").then_some(last)
     })
 }
 
 /// `f` -> (`f`, no scope); `M.f` -> (`f`, `M`); `a.b.f` -> (`f`, `a.b`); `M:m` -> (`m`, `M`).
 /// Bracket targets (`t["k"]`) are not names.
 fn split_target<'t>(target: Node<'t>, cx: &Cx) -> Option<(Node<'t>, String, Option<String>)> {
-    match target.kind() {
+    match target.kind_str() {
         "identifier" => Some((target, cx.text(target).to_string(), None)),
         "dot_index_expression" | "method_index_expression" => {
-            let field = if target.kind() == "dot_index_expression" {
+            let field = if target.kind_str() == "dot_index_expression" {
                 "field"
             } else {
                 "method"
             };
-            let name_node = target.child_by_field_name(field)?;
-            let table = target.child_by_field_name("table")?;
+            let name_node = target.child_by_field(field)?;
+            let table = target.child_by_field("table")?;
             let scope = cx.text(table).split_whitespace().collect::<String>();
             // `a.b.f` keeps dots; `a:b` cannot be a table, so only dotted paths are scopes.
             if !scope
@@ -128,11 +131,11 @@ fn split_target<'t>(target: Node<'t>, cx: &Cx) -> Option<(Node<'t>, String, Opti
 /// above belong to it).
 fn assigned_to(value: Node) -> Option<(Node, Node)> {
     let list = value.parent()?;
-    if list.kind() != "expression_list" {
+    if list.kind_str() != "expression_list" {
         return None;
     }
     let assignment = list.parent()?;
-    if assignment.kind() != "assignment_statement" {
+    if assignment.kind_str() != "assignment_statement" {
         return None;
     }
     let mut c = list.walk();
@@ -143,7 +146,7 @@ fn assigned_to(value: Node) -> Option<(Node, Node)> {
     let mut c = vars.walk();
     let target = vars.children_by_field_name("name", &mut c).nth(index)?;
     let statement = match assignment.parent() {
-        Some(p) if p.kind() == "variable_declaration" => p,
+        Some(p) if p.kind_str() == "variable_declaration" => p,
         _ => assignment,
     };
     Some((target, statement))
@@ -151,18 +154,18 @@ fn assigned_to(value: Node) -> Option<(Node, Node)> {
 
 fn first_named_of<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
     let mut c = node.walk();
-    let found = node.named_children(&mut c).find(|n| n.kind() == kind);
+    let found = node.named_children(&mut c).find(|n| n.kind_str() == kind);
     found
 }
 
 /// The module of `require("x")` / `require "x"` when it is a literal string.
 fn required_module<'a>(call: Node, cx: &Cx<'a>) -> Option<&'a str> {
-    let args = call.child_by_field_name("arguments")?;
+    let args = call.child_by_field("arguments")?;
     let first = args.named_child(0)?;
-    if first.kind() != "string" {
+    if first.kind_str() != "string" {
         return None;
     }
-    Some(match first.child_by_field_name("content") {
+    Some(match first.child_by_field("content") {
         Some(content) => cx.text(content),
         None => unquote(cx.text(first)),
     })

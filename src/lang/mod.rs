@@ -7,6 +7,8 @@ use std::borrow::Cow;
 use std::cell::{RefCell, RefMut};
 use tree_sitter::Node;
 
+pub(crate) use node::NodeExt;
+
 mod bash;
 mod c_family;
 mod csharp;
@@ -17,6 +19,7 @@ mod java;
 mod javascript;
 mod kotlin;
 mod lua;
+mod node;
 mod php;
 mod python;
 mod ruby;
@@ -261,7 +264,7 @@ impl<'a> Cx<'a> {
 
     /// The text of a node's field, if present.
     pub fn field(&self, node: Node, field: &str) -> Option<&'a str> {
-        node.child_by_field_name(field).map(|n| self.text(n))
+        node.child_by_field(field).map(|n| self.text(n))
     }
 
     /// A reference of `kind` to `name` at `at`, attached by the engine to the enclosing definition.

@@ -8,6 +8,7 @@
 //! statement with `\` as `.` (empty without one).
 
 use super::{unquote, Cx, Def, Rules};
+use crate::lang::NodeExt;
 use crate::model::{NodeKind, RawRef, RefKind};
 use tree_sitter::Node;
 
@@ -15,7 +16,7 @@ pub struct Php;
 
 impl Rules for Php {
     fn definition<'t>(&self, node: Node<'t>, _enclosing: NodeKind, cx: &Cx) -> Option<Def<'t>> {
-        let kind = match node.kind() {
+        let kind = match node.kind_str() {
             "class_declaration" => NodeKind::Class,
             "interface_declaration" | "trait_declaration" => NodeKind::Interface,
             "enum_declaration" => NodeKind::Enum,
@@ -24,8 +25,8 @@ impl Rules for Php {
             "namespace_definition" => {
                 // `namespace X;` names the whole file (`module_name`); only a braced block
                 // nests definitions.
-                let body = node.child_by_field_name("body")?;
-                let name_node = node.child_by_field_name("name")?;
+                let body = node.child_by_field("body")?;
+                let name_node = node.child_by_field("name")?;
                 let name = namespace_dotted(cx.text(name_node));
                 return Some(Def::new(NodeKind::Module, name, name_node, node).body(Some(body)));
             }
@@ -45,17 +46,17 @@ impl Rules for Php {
             }
             _ => return None,
         };
-        let name_node = node.child_by_field_name("name")?;
+        let name_node = node.child_by_field("name")?;
         Some(
             Def::new(kind, cx.text(name_node).to_string(), name_node, node)
-                .body(node.child_by_field_name("body")),
+                .body(node.child_by_field("body")),
         )
     }
 
     fn references(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-        match node.kind() {
+        match node.kind_str() {
             "function_call_expression" => {
-                if let Some(f) = node.child_by_field_name("function") {
+                if let Some(f) = node.child_by_field("function") {
                     out.push(cx.reference(RefKind::Call, cx.text(f), node));
                 }
             }
@@ -63,7 +64,7 @@ impl Rules for Php {
             | "nullsafe_member_call_expression"
             | "scoped_call_expression" => {
                 // The callee up to the method name: `$this->save`, `$a?->b`, `Foo::bar`.
-                if let Some(name) = node.child_by_field_name("name") {
+                if let Some(name) = node.child_by_field("name") {
                     let callee = cx
                         .src
                         .get(node.start_byte()..name.end_byte())
@@ -77,7 +78,7 @@ impl Rules for Php {
                 let mut c = node.walk();
                 let class = node
                     .named_children(&mut c)
-                    .find(|n| !matches!(n.kind(), "arguments" | "anonymous_class" | "comment"));
+                    .find(|n| !matches!(n.kind_str(), "arguments" | "anonymous_class" | "comment"));
                 if let Some(class) = class {
                     out.push(cx.reference(RefKind::Call, cx.text(class), node));
                 }
@@ -89,7 +90,7 @@ impl Rules for Php {
             | "include_once_expression" => {
                 if let Some(arg) = node.named_child(0) {
                     let text = cx.text(arg);
-                    let module = if matches!(arg.kind(), "string" | "encapsed_string") {
+                    let module = if matches!(arg.kind_str(), "string" | "encapsed_string") {
                         unquote(text)
                     } else {
                         text
@@ -103,14 +104,14 @@ impl Rules for Php {
             | "enum_declaration" => {
                 let mut c = node.walk();
                 for clause in node.children(&mut c) {
-                    let kind = match clause.kind() {
+                    let kind = match clause.kind_str() {
                         "base_clause" => RefKind::Inherits,
                         "class_interface_clause" => RefKind::Implements,
                         _ => continue,
                     };
                     let mut cc = clause.walk();
                     for base in clause.named_children(&mut cc) {
-                        if base.kind() != "comment" {
+                        if base.kind_str() != "comment" {
                             out.push(cx.reference(kind, cx.text(base), base));
                         }
                     }
@@ -120,7 +121,7 @@ impl Rules for Php {
                 // `use HasFactory, SoftDeletes;` inside a class body mixes traits in.
                 let mut c = node.walk();
                 for t in node.named_children(&mut c) {
-                    if matches!(t.kind(), "name" | "qualified_name" | "relative_name") {
+                    if matches!(t.kind_str(), "name" | "qualified_name" | "relative_name") {
                         out.push(cx.reference(RefKind::Implements, cx.text(t), t));
                     }
                 }
@@ -134,7 +135,7 @@ impl Rules for Php {
                     .and_then(|l| l.parent())
                     .is_some_and(|d| {
                         matches!(
-                            d.kind(),
+                            d.kind_str(),
                             "class_declaration"
                                 | "interface_declaration"
                                 | "trait_declaration"
@@ -147,7 +148,7 @@ impl Rules for Php {
                 let mut c = node.walk();
                 let name = node
                     .named_children(&mut c)
-                    .find(|n| matches!(n.kind(), "name" | "qualified_name" | "relative_name"));
+                    .find(|n| matches!(n.kind_str(), "name" | "qualified_name" | "relative_name"));
                 if let (true, Some(name)) = (on_definition, name) {
                     out.push(cx.reference(RefKind::Decorator, cx.text(name), node));
                 }
@@ -160,8 +161,8 @@ impl Rules for Php {
         let mut c = root.walk();
         let found = root
             .named_children(&mut c)
-            .find(|n| n.kind() == "namespace_definition" && n.child_by_field_name("body").is_none())
-            .and_then(|n| n.child_by_field_name("name"))
+            .find(|n| n.kind_str() == "namespace_definition" && n.child_by_field("body").is_none())
+            .and_then(|n| n.child_by_field("name"))
             .map(|n| namespace_dotted(cx.text(n)))
             .unwrap_or_default();
         found
@@ -173,7 +174,7 @@ fn single_const_element(decl: Node) -> Option<Node> {
     let mut c = decl.walk();
     let mut elements = decl
         .named_children(&mut c)
-        .filter(|n| n.kind() == "const_element");
+        .filter(|n| n.kind_str() == "const_element");
     let first = elements.next()?;
     elements.next().is_none().then_some(first)
 }
@@ -182,7 +183,7 @@ fn const_def<'t>(element: Node<'t>, outer: Node<'t>, cx: &Cx) -> Option<Def<'t>>
     let mut c = element.walk();
     let name_node = element
         .named_children(&mut c)
-        .find(|n| n.kind() == "name")?;
+        .find(|n| n.kind_str() == "name")?;
     Some(Def::new(
         NodeKind::Constant,
         cx.text(name_node).to_string(),
@@ -198,7 +199,7 @@ fn use_imports(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let mut prefix = "";
     let mut clauses = Vec::new();
     for child in node.named_children(&mut c) {
-        match child.kind() {
+        match child.kind_str() {
             "namespace_name" => prefix = cx.text(child),
             "namespace_use_clause" => clauses.push(child),
             "namespace_use_group" => {
@@ -206,7 +207,7 @@ fn use_imports(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
                 clauses.extend(
                     child
                         .named_children(&mut gc)
-                        .filter(|n| n.kind() == "namespace_use_clause"),
+                        .filter(|n| n.kind_str() == "namespace_use_clause"),
                 );
             }
             _ => {}
@@ -216,7 +217,7 @@ fn use_imports(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
         let mut cc = clause.walk();
         let Some(path) = clause
             .named_children(&mut cc)
-            .find(|n| matches!(n.kind(), "name" | "qualified_name"))
+            .find(|n| matches!(n.kind_str(), "name" | "qualified_name"))
         else {
             continue;
         };

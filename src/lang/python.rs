@@ -3,6 +3,7 @@
 //! base classes and decorators. Module names come from the path (`src/` layouts stripped).
 
 use super::{dedent, dotted_module, unquote, Cx, Def, FileState, Rules, MAX_NESTING};
+use crate::lang::NodeExt;
 use crate::model::{NodeKind, RawRef, RefKind};
 use std::cell::RefMut;
 use std::collections::HashMap;
@@ -13,7 +14,7 @@ pub struct Python;
 
 impl Rules for Python {
     fn definition<'t>(&self, node: Node<'t>, enclosing: NodeKind, cx: &Cx) -> Option<Def<'t>> {
-        match node.kind() {
+        match node.kind_str() {
             "function_definition" | "class_definition" => {
                 // A decorated definition is reported from its `decorated_definition` wrapper.
                 if state(cx).decorated == node.id() {
@@ -22,7 +23,7 @@ impl Rules for Python {
                 self.def_of(node, node, cx)
             }
             "decorated_definition" => {
-                let inner = node.child_by_field_name("definition")?;
+                let inner = node.child_by_field("definition")?;
                 state(cx).decorated = inner.id();
                 self.def_of(inner, node, cx)
             }
@@ -35,8 +36,8 @@ impl Rules for Python {
                 if state(cx).statement != node.id() {
                     return None;
                 }
-                let left = node.child_by_field_name("left")?;
-                if left.kind() != "identifier" {
+                let left = node.child_by_field("left")?;
+                if left.kind_str() != "identifier" {
                     return None;
                 }
                 let name = cx.text(left);
@@ -111,7 +112,7 @@ impl Python {
                     state.bases = bases.id();
                     let mut c = bases.walk();
                     for base in bases.named_children(&mut c) {
-                        if base.kind() != "keyword_argument" {
+                        if base.kind_str() != "keyword_argument" {
                             out.push(cx.reference(RefKind::Inherits, cx.text(base), base));
                         }
                     }
@@ -129,17 +130,17 @@ impl Python {
                 let Some(target) = node.child_by_field_id(ids.alias) else {
                     return;
                 };
-                let target = match target.kind() {
+                let target = match target.kind_str() {
                     "as_pattern_target" => target.named_child(0).unwrap_or(target),
                     _ => target,
                 };
-                let in_with = node.parent().is_some_and(|p| p.kind() == "with_item");
+                let in_with = node.parent().is_some_and(|p| p.kind_str() == "with_item");
                 let called = node
                     .named_child(0)
                     .filter(|v| in_with && v.kind_id() == ids.call)
                     .and_then(|v| v.child_by_field_id(ids.function))
-                    .filter(|f| matches!(f.kind(), "identifier" | "attribute"));
-                match (target.kind(), called) {
+                    .filter(|f| matches!(f.kind_str(), "identifier" | "attribute"));
+                match (target.kind_str(), called) {
                     ("identifier", Some(f)) => {
                         let ty = format!("{}()", cx.text(f));
                         out.push(cx.binding(RefKind::Local, cx.text(target), Some(&ty), target));
@@ -161,7 +162,7 @@ impl Python {
                     };
                     // `self` passed along is the object, not a reference to a definition.
                     // Builtins (`str`, `ValueError`) and dunders name no repository definition.
-                    let named = value.filter(|v| match v.kind() {
+                    let named = value.filter(|v| match v.kind_str() {
                         "identifier" => {
                             let t = cx.text(*v);
                             !matches!(t, "self" | "cls")
@@ -203,13 +204,13 @@ impl Python {
 
 impl Python {
     fn def_of<'t>(&self, def: Node<'t>, outer: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
-        let name_node = def.child_by_field_name("name")?;
-        let kind = if def.kind() == "class_definition" {
+        let name_node = def.child_by_field("name")?;
+        let kind = if def.kind_str() == "class_definition" {
             NodeKind::Class
         } else {
             NodeKind::Function
         };
-        let body = def.child_by_field_name("body");
+        let body = def.child_by_field("body");
         // The line of `def`/`class` (not the decorator), as Python's `ast` reports it.
         let mut d = Def::new(kind, cx.text(name_node).to_string(), def, outer)
             .body(body)
@@ -347,18 +348,16 @@ fn settle_locals(state: &mut State, out: &mut Vec<RawRef>, from: usize) {
 fn parameters(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let mut c = node.walk();
     for p in node.named_children(&mut c) {
-        let (name, ty) = match p.kind() {
+        let (name, ty) = match p.kind_str() {
             "identifier" => (Some(p), None),
-            "typed_parameter" => (p.named_child(0), p.child_by_field_name("type")),
-            "default_parameter" => (p.child_by_field_name("name"), None),
-            "typed_default_parameter" => {
-                (p.child_by_field_name("name"), p.child_by_field_name("type"))
-            }
+            "typed_parameter" => (p.named_child(0), p.child_by_field("type")),
+            "default_parameter" => (p.child_by_field("name"), None),
+            "typed_default_parameter" => (p.child_by_field("name"), p.child_by_field("type")),
             "list_splat_pattern" | "dictionary_splat_pattern" => (p.named_child(0), None),
             _ => (None, None),
         };
         let Some(name) = name else { continue };
-        let name = match name.kind() {
+        let name = match name.kind_str() {
             "list_splat_pattern" | "dictionary_splat_pattern" => match name.named_child(0) {
                 Some(n) => n,
                 None => continue,
@@ -366,7 +365,7 @@ fn parameters(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
             _ => name,
         };
         let text = cx.text(name);
-        if name.kind() == "identifier" && text != "self" && text != "cls" {
+        if name.kind_str() == "identifier" && text != "self" && text != "cls" {
             out.push(cx.binding(RefKind::Local, text, ty.map(|t| cx.text(t)), name));
         }
     }
@@ -384,10 +383,10 @@ fn assignment(state: &State, node: Node, ids: &Ids, cx: &Cx, out: &mut Vec<RawRe
         .child_by_field_id(ids.right)
         .filter(|r| r.kind_id() == ids.call)
         .and_then(|r| r.child_by_field_id(ids.function))
-        .filter(|f| matches!(f.kind(), "identifier" | "attribute"))
+        .filter(|f| matches!(f.kind_str(), "identifier" | "attribute"))
         .map(|f| format!("{}()", cx.text(f)));
     let ty = annotated.map(str::to_string).or(called);
-    match left.kind() {
+    match left.kind_str() {
         "identifier" => {
             // Class-level annotations (`session: Session`) type the class's fields; typed
             // module-level variables are fields of the module other files can import.
@@ -418,12 +417,12 @@ fn bind_names(target: Node, cx: &Cx, out: &mut Vec<RawRef>, depth: u32) {
     if depth > MAX_NESTING {
         return;
     }
-    if target.kind() == "identifier" {
+    if target.kind_str() == "identifier" {
         out.push(cx.binding(RefKind::Local, cx.text(target), None, target));
         return;
     }
     if matches!(
-        target.kind(),
+        target.kind_str(),
         "pattern_list" | "tuple_pattern" | "list_pattern" | "list_splat_pattern"
     ) {
         let mut c = target.walk();
@@ -434,7 +433,7 @@ fn bind_names(target: Node, cx: &Cx, out: &mut Vec<RawRef>, depth: u32) {
 }
 
 fn split_alias<'a>(item: Node, cx: &Cx<'a>) -> (&'a str, Option<&'a str>) {
-    if item.kind() == "aliased_import" {
+    if item.kind_str() == "aliased_import" {
         (
             cx.field(item, "name").unwrap_or(""),
             cx.field(item, "alias"),
@@ -456,11 +455,11 @@ fn is_constant_name(name: &str) -> bool {
 /// `inspect.cleandoc`.
 fn docstring(body: Node, cx: &Cx) -> Option<String> {
     let first = body.named_child(0)?;
-    if first.kind() != "expression_statement" {
+    if first.kind_str() != "expression_statement" {
         return None;
     }
     let s = first.named_child(0)?;
-    if s.kind() != "string" && s.kind() != "concatenated_string" {
+    if s.kind_str() != "string" && s.kind_str() != "concatenated_string" {
         return None;
     }
     Some(clean_doc(unquote(cx.text(s))))

@@ -9,6 +9,7 @@
 //! Ruby code is namespaced by its own modules, so the module name of a file is empty.
 
 use super::{unquote, Cx, Def, Rules};
+use crate::lang::NodeExt;
 use crate::model::{NodeKind, RawRef, RefKind};
 use tree_sitter::Node;
 
@@ -16,11 +17,10 @@ pub struct Ruby;
 
 impl Rules for Ruby {
     fn definition<'t>(&self, node: Node<'t>, enclosing: NodeKind, cx: &Cx) -> Option<Def<'t>> {
-        match node.kind() {
+        match node.kind_str() {
             "class" | "module" => {
-                let (name, name_node, scope) =
-                    constant_path(node.child_by_field_name("name")?, cx)?;
-                let kind = if node.kind() == "class" {
+                let (name, name_node, scope) = constant_path(node.child_by_field("name")?, cx)?;
+                let kind = if node.kind_str() == "class" {
                     NodeKind::Class
                 } else {
                     NodeKind::Module
@@ -32,7 +32,7 @@ impl Rules for Ruby {
                 )
             }
             "method" => {
-                let name_node = node.child_by_field_name("name")?;
+                let name_node = node.child_by_field("name")?;
                 // The engine makes a Function in a class a Method; modules hold methods too.
                 let kind = if enclosing == NodeKind::Module {
                     NodeKind::Method
@@ -45,11 +45,11 @@ impl Rules for Ruby {
                 )
             }
             "singleton_method" => {
-                let name_node = node.child_by_field_name("name")?;
+                let name_node = node.child_by_field("name")?;
                 // `def self.x` belongs to the enclosing class; `def Other.x` to `Other`.
                 let scope = node
-                    .child_by_field_name("object")
-                    .filter(|o| o.kind() != "self")
+                    .child_by_field("object")
+                    .filter(|o| o.kind_str() != "self")
                     .map(|o| dotted(cx.text(o)));
                 Some(
                     Def::new(
@@ -63,8 +63,8 @@ impl Rules for Ruby {
                 )
             }
             "assignment" => {
-                let left = node.child_by_field_name("left")?;
-                if !matches!(left.kind(), "constant" | "scope_resolution") {
+                let left = node.child_by_field("left")?;
+                if !matches!(left.kind_str(), "constant" | "scope_resolution") {
                     return None;
                 }
                 let (name, name_node, scope) = constant_path(left, cx)?;
@@ -75,15 +75,15 @@ impl Rules for Ruby {
     }
 
     fn references(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-        match node.kind() {
+        match node.kind_str() {
             "call" => call(node, cx, out),
             "class" => {
                 let base = node
-                    .child_by_field_name("superclass")
+                    .child_by_field("superclass")
                     .and_then(|s| s.named_child(0));
                 // `class A < Struct.new(:x)` inherits from an expression, reported as a call.
                 if let Some(base) =
-                    base.filter(|b| matches!(b.kind(), "constant" | "scope_resolution"))
+                    base.filter(|b| matches!(b.kind_str(), "constant" | "scope_resolution"))
                 {
                     out.push(cx.reference(RefKind::Inherits, &dotted(cx.text(base)), base));
                 }
@@ -98,16 +98,16 @@ impl Rules for Ruby {
 }
 
 fn call(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-    let method = node.child_by_field_name("method");
-    let receiver = node.child_by_field_name("receiver");
+    let method = node.child_by_field("method");
+    let receiver = node.child_by_field("receiver");
     if receiver.is_none() {
         let name = method.map_or("", |m| cx.text(m));
-        let args = node.child_by_field_name("arguments");
+        let args = node.child_by_field("arguments");
         match name {
             "require" | "require_relative" | "load" => {
                 if let Some(arg) = args.and_then(|a| a.named_child(0)) {
                     let text = cx.text(arg);
-                    let module = if arg.kind() == "string" {
+                    let module = if arg.kind_str() == "string" {
                         unquote(text)
                     } else {
                         text
@@ -121,7 +121,7 @@ fn call(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
                 if let Some(args) = args {
                     let mut c = args.walk();
                     for arg in args.named_children(&mut c) {
-                        if matches!(arg.kind(), "constant" | "scope_resolution") {
+                        if matches!(arg.kind_str(), "constant" | "scope_resolution") {
                             mixins.push(arg);
                         }
                     }
@@ -151,11 +151,11 @@ fn call(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 /// Name, name node and dotted qualifier of a constant or constant path (`A::B::C` -> `C`
 /// qualified by `A.B`; `::C` -> `C`).
 fn constant_path<'t>(node: Node<'t>, cx: &Cx) -> Option<(String, Node<'t>, Option<String>)> {
-    match node.kind() {
+    match node.kind_str() {
         "scope_resolution" => {
-            let name = node.child_by_field_name("name")?;
+            let name = node.child_by_field("name")?;
             let scope = node
-                .child_by_field_name("scope")
+                .child_by_field("scope")
                 .map(|s| dotted(cx.text(s)))
                 .filter(|s| !s.is_empty());
             Some((cx.text(name).to_string(), name, scope))
@@ -168,8 +168,8 @@ fn constant_path<'t>(node: Node<'t>, cx: &Cx) -> Option<(String, Node<'t>, Optio
 /// whole text is the signature.
 fn method_body(node: Node) -> Option<Node> {
     if node
-        .child_by_field_name("body")
-        .is_some_and(|b| b.kind() != "body_statement")
+        .child_by_field("body")
+        .is_some_and(|b| b.kind_str() != "body_statement")
     {
         return None;
     }
@@ -182,7 +182,7 @@ fn body_start(node: Node) -> Option<Node> {
     let mut c = node.walk();
     let found = node
         .children(&mut c)
-        .find(|n| matches!(n.kind(), "body_statement" | "comment" | "end"));
+        .find(|n| matches!(n.kind_str(), "body_statement" | "comment" | "end"));
     found
 }
 

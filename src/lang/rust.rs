@@ -18,6 +18,7 @@
 //! empty module, as `crate::` names it.
 
 use super::{call_chain, dotted_module, Cx, Def, Rules};
+use crate::lang::NodeExt;
 use crate::model::{NodeKind, RawRef, RefKind};
 use tree_sitter::Node;
 
@@ -42,7 +43,7 @@ const ATTRIBUTED_ITEMS: &[&str] = &[
 
 impl Rules for Rust {
     fn definition<'t>(&self, node: Node<'t>, _enclosing: NodeKind, cx: &Cx) -> Option<Def<'t>> {
-        let kind = match node.kind() {
+        let kind = match node.kind_str() {
             // The engine turns a function directly inside an impl or trait into a method.
             "function_item" | "function_signature_item" | "macro_definition" => NodeKind::Function,
             "struct_item" | "union_item" => NodeKind::Class,
@@ -51,53 +52,53 @@ impl Rules for Rust {
             "type_item" | "associated_type" => NodeKind::Type,
             "const_item" | "static_item" => NodeKind::Constant,
             // `mod m;` only points at another file, which defines the module itself.
-            "mod_item" if node.child_by_field_name("body").is_some() => NodeKind::Module,
+            "mod_item" if node.child_by_field("body").is_some() => NodeKind::Module,
             "impl_item" => return impl_scope(node, cx),
             _ => return None,
         };
-        let name_node = node.child_by_field_name("name")?;
+        let name_node = node.child_by_field("name")?;
         let name = cx.text(name_node);
         // `const _: () = ...;` is an anonymous compile-time assertion, not a named item.
         if name.is_empty() || name == "_" {
             return None;
         }
-        let body = if node.kind() == "macro_definition" {
+        let body = if node.kind_str() == "macro_definition" {
             // Stop the signature at the rules so it reads `macro_rules! name`.
             first_named_of(node, "macro_rule")
         } else {
             // Body-less items (`fn f();`, `type T = u8;`) end the signature before the `;`.
-            node.child_by_field_name("body").or_else(|| {
+            node.child_by_field("body").or_else(|| {
                 let mut c = node.walk();
                 let last = node.children(&mut c).last()?;
-                (last.kind() == ";").then_some(last)
+                (last.kind_str() == ";").then_some(last)
             })
         };
         Some(Def::new(kind, name.to_string(), name_node, node).body(body))
     }
 
     fn references(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-        let kind = node.kind();
+        let kind = node.kind_str();
         // Attributes are preceding siblings; reporting them from the item itself attaches
         // them to the definition rather than to its parent. `mod m;` defines nothing here.
         if ATTRIBUTED_ITEMS.contains(&kind)
-            && (kind != "mod_item" || node.child_by_field_name("body").is_some())
+            && (kind != "mod_item" || node.child_by_field("body").is_some())
         {
             decorators(node, cx, out);
         }
         match kind {
             "call_expression" => {
-                if let Some(f) = node.child_by_field_name("function") {
+                if let Some(f) = node.child_by_field("function") {
                     out.push(cx.reference(RefKind::Call, cx.text(callee(f)), node));
                 }
             }
             "macro_invocation" => {
-                if let Some(m) = node.child_by_field_name("macro") {
+                if let Some(m) = node.child_by_field("macro") {
                     let name = format!("{}!", cx.text(m));
                     out.push(cx.reference(RefKind::Call, &name, node));
                 }
             }
             "use_declaration" => {
-                if let Some(arg) = node.child_by_field_name("argument") {
+                if let Some(arg) = node.child_by_field("argument") {
                     use_tree(arg, "", node, cx, out);
                 }
             }
@@ -107,30 +108,30 @@ impl Rules for Rust {
                 }
             }
             "trait_item" => {
-                if let Some(bounds) = node.child_by_field_name("bounds") {
+                if let Some(bounds) = node.child_by_field("bounds") {
                     let mut c = bounds.walk();
                     for b in bounds.named_children(&mut c) {
-                        if b.kind() != "lifetime" {
+                        if b.kind_str() != "lifetime" {
                             out.push(cx.reference(RefKind::Inherits, &type_path(b, cx), b));
                         }
                     }
                 }
             }
             "impl_item" => {
-                if let Some(t) = node.child_by_field_name("trait") {
+                if let Some(t) = node.child_by_field("trait") {
                     // The impl block is no stored node: the implementing type goes along.
                     let mut r = cx.reference(RefKind::Implements, &type_path(t, cx), t);
-                    let ty = node.child_by_field_name("type").map(|ty| type_name(ty, cx));
+                    let ty = node.child_by_field("type").map(|ty| type_name(ty, cx));
                     r.module = ty.filter(|ty| !ty.is_empty());
                     out.push(r);
                 }
             }
             // `Foo { a: 1 }`, `Self { .. }`: an instantiation of the type.
             "struct_expression" => {
-                if let Some(name) = node.child_by_field_name("name") {
-                    let name = match name.kind() {
+                if let Some(name) = node.child_by_field("name") {
+                    let name = match name.kind_str() {
                         "generic_type_with_turbofish" => {
-                            name.child_by_field_name("type").unwrap_or(name)
+                            name.child_by_field("type").unwrap_or(name)
                         }
                         _ => name,
                     };
@@ -141,18 +142,18 @@ impl Rules for Rust {
                 let in_struct = node
                     .parent()
                     .and_then(|l| l.parent())
-                    .is_some_and(|s| matches!(s.kind(), "struct_item" | "union_item"));
+                    .is_some_and(|s| matches!(s.kind_str(), "struct_item" | "union_item"));
                 if let (true, Some(name), Some(ty)) = (
                     in_struct,
-                    node.child_by_field_name("name"),
-                    node.child_by_field_name("type"),
+                    node.child_by_field("name"),
+                    node.child_by_field("type"),
                 ) {
                     out.push(cx.binding(RefKind::Field, cx.text(name), Some(cx.text(ty)), name));
                 }
             }
             // Tuple struct fields are named by position: `self.0`.
             "ordered_field_declaration_list"
-                if node.parent().is_some_and(|p| p.kind() == "struct_item") =>
+                if node.parent().is_some_and(|p| p.kind_str() == "struct_item") =>
             {
                 let mut c = node.walk();
                 for (i, ty) in node.children_by_field_name("type", &mut c).enumerate() {
@@ -164,19 +165,21 @@ impl Rules for Rust {
             // Type parameters of a function (not of an impl block, which is no node) stand
             // for their first trait bound: `fn f<T: Read>(r: T)` reads through `Read`.
             "type_parameters" | "where_clause"
-                if node.parent().is_some_and(|p| p.kind() == "function_item") =>
+                if node
+                    .parent()
+                    .is_some_and(|p| p.kind_str() == "function_item") =>
             {
                 type_parameters(node, cx, out)
             }
             "let_declaration" => {
-                let Some(pattern) = node.child_by_field_name("pattern") else {
+                let Some(pattern) = node.child_by_field("pattern") else {
                     return;
                 };
-                if pattern.kind() == "identifier" {
-                    let ty = match node.child_by_field_name("type") {
+                if pattern.kind_str() == "identifier" {
+                    let ty = match node.child_by_field("type") {
                         Some(t) => Some(cx.text(t).to_string()),
                         None => node
-                            .child_by_field_name("value")
+                            .child_by_field("value")
                             .and_then(|v| value_type(v, cx, 0)),
                     };
                     out.push(cx.binding(RefKind::Local, cx.text(pattern), ty.as_deref(), pattern));
@@ -185,7 +188,7 @@ impl Rules for Rust {
                 }
             }
             "let_condition" | "for_expression" => {
-                if let Some(pattern) = node.child_by_field_name("pattern") {
+                if let Some(pattern) = node.child_by_field("pattern") {
                     bind_pattern(pattern, cx, out, 0);
                 }
             }
@@ -199,7 +202,7 @@ impl Rules for Rust {
             "arguments" => {
                 let mut c = node.walk();
                 for arg in node.named_children(&mut c) {
-                    if matches!(arg.kind(), "identifier" | "scoped_identifier")
+                    if matches!(arg.kind_str(), "identifier" | "scoped_identifier")
                         && !is_constant_case(cx.text(arg))
                     {
                         out.push(cx.reference(RefKind::Reference, cx.text(arg), arg));
@@ -224,13 +227,13 @@ impl Rules for Rust {
 
 /// `impl<T> Vec<T>` and `impl Display for Vec<T>` name the scope `Vec` for their items.
 fn impl_scope<'t>(node: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
-    let ty = node.child_by_field_name("type")?;
+    let ty = node.child_by_field("type")?;
     let name = type_name(ty, cx);
     if name.is_empty() {
         return None;
     }
     // Kind `Class` so that functions directly inside become methods.
-    let mut def = Def::new(NodeKind::Class, name, ty, node).body(node.child_by_field_name("body"));
+    let mut def = Def::new(NodeKind::Class, name, ty, node).body(node.child_by_field("body"));
     def.scope_only = true;
     Some(def)
 }
@@ -239,15 +242,15 @@ fn impl_scope<'t>(node: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
 fn type_name(mut ty: Node, cx: &Cx) -> String {
     // A loop rather than recursion: `&&&...T` may nest as deep as the input does.
     while matches!(
-        ty.kind(),
+        ty.kind_str(),
         "generic_type" | "reference_type" | "pointer_type"
     ) {
-        match ty.child_by_field_name("type") {
+        match ty.child_by_field("type") {
             Some(inner) => ty = inner,
             None => return String::new(),
         }
     }
-    match ty.kind() {
+    match ty.kind_str() {
         "scoped_type_identifier" => cx.field(ty, "name").unwrap_or("").to_string(),
         // Tuples, slices, `dyn Trait`: keep the text, without spaces that would read oddly.
         _ => cx.text(ty).split_whitespace().collect(),
@@ -257,13 +260,13 @@ fn type_name(mut ty: Node, cx: &Cx) -> String {
 /// A trait or bound as written, its generic arguments dropped (`Iterator<Item = u8>` ->
 /// `Iterator`, `fmt::Display` stays).
 fn type_path(ty: Node, cx: &Cx) -> String {
-    match ty.kind() {
+    match ty.kind_str() {
         "generic_type" => ty
-            .child_by_field_name("type")
+            .child_by_field("type")
             .map(|t| type_path(t, cx))
             .unwrap_or_default(),
         "higher_ranked_trait_bound" => ty
-            .child_by_field_name("type")
+            .child_by_field("type")
             .map(|t| type_path(t, cx))
             .unwrap_or_default(),
         _ => cx.text(ty).to_string(),
@@ -275,20 +278,20 @@ fn type_path(ty: Node, cx: &Cx) -> String {
 fn parameters(list: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let mut c = list.walk();
     for p in list.named_children(&mut c) {
-        match p.kind() {
+        match p.kind_str() {
             "parameter" => {
-                let Some(pattern) = p.child_by_field_name("pattern") else {
+                let Some(pattern) = p.child_by_field("pattern") else {
                     continue;
                 };
-                if pattern.kind() == "identifier" {
-                    let ty = p.child_by_field_name("type").map(|t| cx.text(t));
+                if pattern.kind_str() == "identifier" {
+                    let ty = p.child_by_field("type").map(|t| cx.text(t));
                     out.push(cx.binding(RefKind::Local, cx.text(pattern), ty, pattern));
                 } else {
                     bind_pattern(pattern, cx, out, 0);
                 }
             }
             "self_parameter" | "variadic_parameter" | "attribute_item" => {}
-            _ if list.kind() == "closure_parameters" => bind_pattern(p, cx, out, 0),
+            _ if list.kind_str() == "closure_parameters" => bind_pattern(p, cx, out, 0),
             _ => {}
         }
     }
@@ -298,26 +301,23 @@ fn parameters(list: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 fn type_parameters(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let mut c = node.walk();
     for p in node.named_children(&mut c) {
-        let (name, bounds) = match p.kind() {
+        let (name, bounds) = match p.kind_str() {
             "type_parameter" | "constrained_type_parameter" => (
-                p.child_by_field_name("name")
-                    .or_else(|| p.child_by_field_name("left")),
-                p.child_by_field_name("bounds"),
+                p.child_by_field("name")
+                    .or_else(|| p.child_by_field("left")),
+                p.child_by_field("bounds"),
             ),
-            "where_predicate" => (
-                p.child_by_field_name("left"),
-                p.child_by_field_name("bounds"),
-            ),
+            "where_predicate" => (p.child_by_field("left"), p.child_by_field("bounds")),
             _ => continue,
         };
-        let Some(name) = name.filter(|n| n.kind() == "type_identifier") else {
+        let Some(name) = name.filter(|n| n.kind_str() == "type_identifier") else {
             continue;
         };
         let bound = bounds.and_then(|b| {
             let mut bc = b.walk();
             let first = b
                 .named_children(&mut bc)
-                .find(|t| t.kind() != "lifetime" && !cx.text(*t).starts_with('?'));
+                .find(|t| t.kind_str() != "lifetime" && !cx.text(*t).starts_with('?'));
             first
         });
         if let Some(bound) = bound {
@@ -340,7 +340,7 @@ fn bind_pattern(p: Node, cx: &Cx, out: &mut Vec<RawRef>, depth: usize) {
     if depth > MAX_PATTERN_DEPTH {
         return;
     }
-    match p.kind() {
+    match p.kind_str() {
         "identifier" => {
             let name = cx.text(p);
             if name != "_" && !name.starts_with(|c: char| c.is_ascii_uppercase()) {
@@ -350,10 +350,10 @@ fn bind_pattern(p: Node, cx: &Cx, out: &mut Vec<RawRef>, depth: usize) {
         "shorthand_field_identifier" => {
             out.push(cx.binding(RefKind::Local, cx.text(p), None, p));
         }
-        "field_pattern" => match p.child_by_field_name("pattern") {
+        "field_pattern" => match p.child_by_field("pattern") {
             Some(inner) => bind_pattern(inner, cx, out, depth + 1),
             None => {
-                if let Some(name) = p.child_by_field_name("name") {
+                if let Some(name) = p.child_by_field("name") {
                     bind_pattern(name, cx, out, depth + 1);
                 }
             }
@@ -371,7 +371,7 @@ fn bind_pattern(p: Node, cx: &Cx, out: &mut Vec<RawRef>, depth: usize) {
             for (i, child) in p.named_children(&mut c).enumerate() {
                 // The path of `Some(x)` / `Foo { .. }` names no binding.
                 let is_path =
-                    matches!(p.kind(), "tuple_struct_pattern" | "struct_pattern") && i == 0;
+                    matches!(p.kind_str(), "tuple_struct_pattern" | "struct_pattern") && i == 0;
                 if !is_path {
                     bind_pattern(child, cx, out, depth + 1);
                 }
@@ -393,11 +393,11 @@ fn value_type(v: Node, cx: &Cx, depth: usize) -> Option<String> {
     if depth > 4 {
         return None;
     }
-    match v.kind() {
+    match v.kind_str() {
         "struct_expression" => {
-            let name = v.child_by_field_name("name")?;
-            let name = match name.kind() {
-                "generic_type_with_turbofish" => name.child_by_field_name("type")?,
+            let name = v.child_by_field("name")?;
+            let name = match name.kind_str() {
+                "generic_type_with_turbofish" => name.child_by_field("type")?,
                 _ => name,
             };
             Some(cx.text(name).to_string())
@@ -405,27 +405,27 @@ fn value_type(v: Node, cx: &Cx, depth: usize) -> Option<String> {
         "await_expression" | "parenthesized_expression" => {
             value_type(v.named_child(0)?, cx, depth + 1)
         }
-        "reference_expression" => value_type(v.child_by_field_name("value")?, cx, depth + 1),
+        "reference_expression" => value_type(v.child_by_field("value")?, cx, depth + 1),
         "try_expression" => {
             let inner = value_type(v.named_child(0)?, cx, depth + 1)?;
             inner.ends_with("()").then(|| format!("{inner}?"))
         }
         "call_expression" => {
-            let f = callee(v.child_by_field_name("function")?);
-            if f.kind() == "field_expression" {
+            let f = callee(v.child_by_field("function")?);
+            if f.kind_str() == "field_expression" {
                 let method = cx.field(f, "field");
                 if matches!(method, Some("unwrap" | "expect")) {
-                    let inner = value_type(f.child_by_field_name("value")?, cx, depth + 1)?;
+                    let inner = value_type(f.child_by_field("value")?, cx, depth + 1)?;
                     return inner.ends_with("()").then(|| format!("{inner}?"));
                 }
             }
             let text = cx.text(f);
             if WRAPPERS.contains(&text) {
-                let arg = v.child_by_field_name("arguments")?.named_child(0)?;
+                let arg = v.child_by_field("arguments")?.named_child(0)?;
                 return value_type(arg, cx, depth + 1);
             }
             if !matches!(
-                f.kind(),
+                f.kind_str(),
                 "identifier" | "scoped_identifier" | "field_expression"
             ) {
                 return None;
@@ -451,8 +451,8 @@ fn is_constant_case(name: &str) -> bool {
 
 /// The callee without turbofish arguments: `parse::<u8>` -> `parse`.
 fn callee(f: Node) -> Node {
-    if f.kind() == "generic_function" {
-        f.child_by_field_name("function").unwrap_or(f)
+    if f.kind_str() == "generic_function" {
+        f.child_by_field("function").unwrap_or(f)
     } else {
         f
     }
@@ -460,7 +460,7 @@ fn callee(f: Node) -> Node {
 
 fn first_named_of<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
     let mut c = node.walk();
-    let found = node.named_children(&mut c).find(|n| n.kind() == kind);
+    let found = node.named_children(&mut c).find(|n| n.kind_str() == kind);
     found
 }
 
@@ -469,7 +469,7 @@ fn decorators(item: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let mut attrs = Vec::new();
     let mut prev = item.prev_named_sibling();
     while let Some(p) = prev {
-        match p.kind() {
+        match p.kind_str() {
             "attribute_item" => attrs.push(p),
             "line_comment" | "block_comment" => {}
             _ => break,
@@ -499,9 +499,9 @@ fn use_tree_at(node: Node, prefix: &str, at: Node, cx: &Cx, out: &mut Vec<RawRef
     if depth > MAX_USE_DEPTH {
         return;
     }
-    match node.kind() {
+    match node.kind_str() {
         "use_as_clause" => {
-            if let Some(path) = node.child_by_field_name("path") {
+            if let Some(path) = node.child_by_field("path") {
                 let full = join_path(prefix, cx.text(path));
                 push_path_import(&full, cx.field(node, "alias"), at, cx, out);
             }
@@ -514,9 +514,9 @@ fn use_tree_at(node: Node, prefix: &str, at: Node, cx: &Cx, out: &mut Vec<RawRef
         }
         "scoped_use_list" => {
             let inner = node
-                .child_by_field_name("path")
+                .child_by_field("path")
                 .map_or_else(|| prefix.to_string(), |p| join_path(prefix, cx.text(p)));
-            if let Some(list) = node.child_by_field_name("list") {
+            if let Some(list) = node.child_by_field("list") {
                 use_tree_at(list, &inner, at, cx, out, depth + 1);
             }
         }

@@ -11,6 +11,7 @@
 
 use super::java::{directory_module, strip_type_args};
 use super::{Cx, Def, Rules};
+use crate::lang::NodeExt;
 use crate::model::{NodeKind, RawRef, RefKind};
 use tree_sitter::Node;
 
@@ -18,7 +19,7 @@ pub struct Scala;
 
 impl Rules for Scala {
     fn definition<'t>(&self, node: Node<'t>, _enclosing: NodeKind, cx: &Cx) -> Option<Def<'t>> {
-        let kind = match node.kind() {
+        let kind = match node.kind_str() {
             "class_definition" | "object_definition" => NodeKind::Class,
             "trait_definition" => NodeKind::Interface,
             "enum_definition" => NodeKind::Enum,
@@ -30,17 +31,17 @@ impl Rules for Scala {
             "package_clause" => {
                 // Only a package with a body nests definitions; body-less clauses make up
                 // the module name.
-                let body = node.child_by_field_name("body")?;
-                let name = node.child_by_field_name("name")?;
+                let body = node.child_by_field("body")?;
+                let name = node.child_by_field("name")?;
                 let text: String = cx.text(name).split_whitespace().collect();
                 return Some(Def::new(NodeKind::Module, text, name, node).body(Some(body)));
             }
             "val_definition" => return constant(node, cx),
             "extension_definition" => {
                 // `extension (s: String) def f` defines `f` on `String`: name the scope only.
-                let params = node.child_by_field_name("parameters")?;
+                let params = node.child_by_field("parameters")?;
                 let param = params.named_child(0)?;
-                let ty = param.child_by_field_name("type")?;
+                let ty = param.child_by_field("type")?;
                 let name = strip_type_args(cx.text(ty), '[', ']');
                 let mut d = Def::new(NodeKind::Class, name, ty, node);
                 d.scope_only = true;
@@ -48,24 +49,24 @@ impl Rules for Scala {
             }
             _ => return None,
         };
-        let name = node.child_by_field_name("name")?;
-        let mut body = node.child_by_field_name("body");
+        let name = node.child_by_field("name")?;
+        let mut body = node.child_by_field("body");
         if kind == NodeKind::Function {
             // `def f(x: Int): Int = ...`: the signature stops before the `=`.
             let mut c = node.walk();
-            let eq = node.children(&mut c).find(|k| k.kind() == "=");
+            let eq = node.children(&mut c).find(|k| k.kind_str() == "=");
             body = eq.or(body);
         }
         Some(Def::new(kind, cx.text(name).to_string(), name, node).body(body))
     }
 
     fn references(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-        match node.kind() {
+        match node.kind_str() {
             "call_expression" => {
-                if let Some(mut f) = node.child_by_field_name("function") {
+                if let Some(mut f) = node.child_by_field("function") {
                     // `foo[Int](x)` calls `foo`.
-                    if f.kind() == "generic_function" {
-                        f = f.child_by_field_name("function").unwrap_or(f);
+                    if f.kind_str() == "generic_function" {
+                        f = f.child_by_field("function").unwrap_or(f);
                     }
                     out.push(cx.reference(RefKind::Call, cx.text(f), node));
                 }
@@ -75,7 +76,7 @@ impl Rules for Scala {
                 let mut c = node.walk();
                 let ty = node.named_children(&mut c).find(|n| {
                     !matches!(
-                        n.kind(),
+                        n.kind_str(),
                         "arguments" | "template_body" | "early_defs" | "end_marker"
                     )
                 });
@@ -89,7 +90,7 @@ impl Rules for Scala {
             "class_definition" | "object_definition" | "trait_definition" | "enum_definition"
             | "package_object" => {
                 annotations(node, cx, out);
-                if let Some(ext) = node.child_by_field_name("extend") {
+                if let Some(ext) = node.child_by_field("extend") {
                     extends(ext, cx, out);
                 }
             }
@@ -106,12 +107,12 @@ impl Rules for Scala {
         let mut block_packages = false;
         let mut c = root.walk();
         for clause in root.named_children(&mut c) {
-            if clause.kind() != "package_clause" {
+            if clause.kind_str() != "package_clause" {
                 continue;
             }
-            if clause.child_by_field_name("body").is_some() {
+            if clause.child_by_field("body").is_some() {
                 block_packages = true;
-            } else if let Some(name) = clause.child_by_field_name("name") {
+            } else if let Some(name) = clause.child_by_field("name") {
                 parts.push(cx.text(name).split_whitespace().collect());
             }
         }
@@ -128,13 +129,13 @@ impl Rules for Scala {
 /// `final val X = ...` in a template or at top level, and `val X = ...` with an UPPER_CASE
 /// name in an object or at top level. Local values are never constants.
 fn constant<'t>(node: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
-    let pattern = node.child_by_field_name("pattern")?;
-    if pattern.kind() != "identifier" {
+    let pattern = node.child_by_field("pattern")?;
+    if pattern.kind_str() != "identifier" {
         return None;
     }
-    let container = match node.parent()?.kind() {
+    let container = match node.parent()?.kind_str() {
         "compilation_unit" => "top",
-        "template_body" | "with_template_body" => node.parent()?.parent()?.kind(),
+        "template_body" | "with_template_body" => node.parent()?.parent()?.kind_str(),
         _ => return None,
     };
     let name = cx.text(pattern);
@@ -142,10 +143,10 @@ fn constant<'t>(node: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
         let mut c = node.walk();
         let mods = node
             .named_children(&mut c)
-            .find(|n| n.kind() == "modifiers");
+            .find(|n| n.kind_str() == "modifiers");
         mods.is_some_and(|m| {
             let mut c = m.walk();
-            let fin = m.children(&mut c).any(|k| k.kind() == "final");
+            let fin = m.children(&mut c).any(|k| k.kind_str() == "final");
             fin
         })
     };
@@ -166,11 +167,11 @@ fn is_upper_case(name: &str) -> bool {
 
 /// The named type of a possibly compound or annotated type (`A with B` -> `A`).
 fn first_type(ty: Node) -> Node {
-    match ty.kind() {
+    match ty.kind_str() {
         "compound_type" | "annotated_type" | "applied_constructor_type" => {
             ty.named_child(0).map_or(ty, first_type)
         }
-        "generic_type" => ty.child_by_field_name("type").unwrap_or(ty),
+        "generic_type" => ty.child_by_field("type").unwrap_or(ty),
         _ => ty,
     }
 }
@@ -179,10 +180,10 @@ fn first_type(ty: Node) -> Node {
 fn annotations(def: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let mut c = def.walk();
     for ann in def.named_children(&mut c) {
-        if ann.kind() != "annotation" {
+        if ann.kind_str() != "annotation" {
             continue;
         }
-        if let Some(name) = ann.child_by_field_name("name") {
+        if let Some(name) = ann.child_by_field("name") {
             let name = strip_type_args(cx.text(name), '[', ']');
             out.push(cx.reference(RefKind::Decorator, &name, ann));
         }
@@ -195,15 +196,15 @@ fn extends(clause: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let mut c = clause.walk();
     let mut first = true;
     for ty in clause.children_by_field_name("type", &mut c) {
-        if !ty.is_named() || ty.kind() == "arguments" {
+        if !ty.is_named() || ty.kind_str() == "arguments" {
             continue;
         }
         // `A with B` may also come as one compound type.
-        let parts: Vec<Node> = if ty.kind() == "compound_type" {
+        let parts: Vec<Node> = if ty.kind_str() == "compound_type" {
             let mut c = ty.walk();
             let parts = ty
                 .named_children(&mut c)
-                .filter(|n| n.kind() != "refinement")
+                .filter(|n| n.kind_str() != "refinement")
                 .collect();
             parts
         } else {
@@ -236,7 +237,7 @@ fn import(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
         let child = c.node();
         let in_path = c.field_name() == Some("path");
         more = c.goto_next_sibling();
-        match child.kind() {
+        match child.kind_str() {
             "identifier" | "operator_identifier" if in_path => {
                 path.push(cx.text(child));
                 continue;
@@ -249,7 +250,7 @@ fn import(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
             }
             "namespace_selectors" => selectors(child, &path.join("."), node, cx, out),
             "import" | "given" | "." => continue,
-            _ if child.is_named() && child.kind() != "comment" => {
+            _ if child.is_named() && child.kind_str() != "comment" => {
                 selector(child, &path.join("."), node, cx, out)
             }
             _ => continue,
@@ -264,7 +265,7 @@ fn import(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 fn selectors(list: Node, module: &str, at: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let mut c = list.walk();
     for sel in list.named_children(&mut c) {
-        if sel.kind() != "comment" {
+        if sel.kind_str() != "comment" {
             selector(sel, module, at, cx, out);
         }
     }
@@ -272,15 +273,14 @@ fn selectors(list: Node, module: &str, at: Node, cx: &Cx, out: &mut Vec<RawRef>)
 
 /// One import selector: a name, a rename, a wildcard or a `given` type.
 fn selector(sel: Node, module: &str, at: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-    match sel.kind() {
+    match sel.kind_str() {
         "arrow_renamed_identifier" | "as_renamed_identifier" => {
-            let (Some(name), Some(alias)) = (
-                sel.child_by_field_name("name"),
-                sel.child_by_field_name("alias"),
-            ) else {
+            let (Some(name), Some(alias)) =
+                (sel.child_by_field("name"), sel.child_by_field("alias"))
+            else {
                 return;
             };
-            if alias.kind() != "wildcard" {
+            if alias.kind_str() != "wildcard" {
                 out.push(cx.import(module, cx.text(name), Some(cx.text(alias)), at));
             }
         }

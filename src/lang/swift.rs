@@ -7,6 +7,7 @@
 //! come from the path with `Sources/` or `src/` stripped.
 
 use super::{dotted_module, Cx, Def, Rules};
+use crate::lang::NodeExt;
 use crate::model::{NodeKind, RawRef, RefKind};
 use tree_sitter::Node;
 
@@ -14,11 +15,11 @@ pub struct Swift;
 
 impl Rules for Swift {
     fn definition<'t>(&self, node: Node<'t>, _enclosing: NodeKind, cx: &Cx) -> Option<Def<'t>> {
-        match node.kind() {
+        match node.kind_str() {
             "class_declaration" => {
-                let keyword = node.child_by_field_name("declaration_kind")?.kind();
-                let name_node = node.child_by_field_name("name")?;
-                let body = node.child_by_field_name("body");
+                let keyword = node.child_by_field("declaration_kind")?.kind_str();
+                let name_node = node.child_by_field("name")?;
+                let body = node.child_by_field("body");
                 if keyword == "extension" {
                     // `extension Foo.Bar<T>: P` adds members to `Foo.Bar`; it is not a type
                     // of its own, only the scope that qualifies its members.
@@ -35,7 +36,7 @@ impl Rules for Swift {
                 Some(Def::new(kind, cx.text(name_node).to_string(), name_node, node).body(body))
             }
             "protocol_declaration" => {
-                let name_node = node.child_by_field_name("name")?;
+                let name_node = node.child_by_field("name")?;
                 Some(
                     Def::new(
                         NodeKind::Interface,
@@ -43,13 +44,13 @@ impl Rules for Swift {
                         name_node,
                         node,
                     )
-                    .body(node.child_by_field_name("body")),
+                    .body(node.child_by_field("body")),
                 )
             }
             "function_declaration" | "protocol_function_declaration" => {
                 // `name` is a multiple field (the return type shares it); the first is the name,
                 // an identifier or an operator token (`static func ==`).
-                let name_node = node.child_by_field_name("name")?;
+                let name_node = node.child_by_field("name")?;
                 Some(
                     Def::new(
                         NodeKind::Function,
@@ -57,21 +58,21 @@ impl Rules for Swift {
                         name_node,
                         node,
                     )
-                    .body(node.child_by_field_name("body")),
+                    .body(node.child_by_field("body")),
                 )
             }
             "init_declaration" => {
-                let name_node = node.child_by_field_name("name")?;
+                let name_node = node.child_by_field("name")?;
                 Some(
                     Def::new(NodeKind::Method, "init".to_string(), name_node, node)
-                        .body(node.child_by_field_name("body")),
+                        .body(node.child_by_field("body")),
                 )
             }
             "deinit_declaration" => {
                 let keyword = child_of_kind(node, "deinit")?;
                 Some(
                     Def::new(NodeKind::Method, "deinit".to_string(), keyword, node)
-                        .body(node.child_by_field_name("body")),
+                        .body(node.child_by_field("body")),
                 )
             }
             "subscript_declaration" => {
@@ -82,7 +83,7 @@ impl Rules for Swift {
                 )
             }
             "typealias_declaration" => {
-                let name_node = node.child_by_field_name("name")?;
+                let name_node = node.child_by_field("name")?;
                 Some(Def::new(
                     NodeKind::Type,
                     cx.text(name_node).to_string(),
@@ -98,7 +99,7 @@ impl Rules for Swift {
                 // `static let a = 1, b = 2`: each binding of a multi-binding declaration is
                 // its own definition.
                 let decl = node.parent()?;
-                if decl.kind() != "property_declaration" {
+                if decl.kind_str() != "property_declaration" {
                     return None;
                 }
                 let mut c = decl.walk();
@@ -113,7 +114,7 @@ impl Rules for Swift {
     }
 
     fn references(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-        match node.kind() {
+        match node.kind_str() {
             "call_expression" => {
                 if let Some(callee) = node.named_child(0) {
                     out.push(cx.reference(RefKind::Call, cx.text(callee), node));
@@ -123,15 +124,15 @@ impl Rules for Swift {
             "class_declaration" | "protocol_declaration" => {
                 decorators(node, cx, out);
                 let is_class = node
-                    .child_by_field_name("declaration_kind")
-                    .is_some_and(|k| k.kind() == "class");
+                    .child_by_field("declaration_kind")
+                    .is_some_and(|k| k.kind_str() == "class");
                 let mut c = node.walk();
                 let mut first = true;
                 for spec in node.children(&mut c) {
-                    if spec.kind() != "inheritance_specifier" {
+                    if spec.kind_str() != "inheritance_specifier" {
                         continue;
                     }
-                    let Some(base) = spec.child_by_field_name("inherits_from") else {
+                    let Some(base) = spec.child_by_field("inherits_from") else {
                         continue;
                     };
                     // Only a class has a superclass, and Swift requires it to come first.
@@ -172,18 +173,18 @@ fn constant_def<'t>(
     outer: Node<'t>,
     cx: &Cx,
 ) -> Option<Def<'t>> {
-    let ident = pattern.child_by_field_name("bound_identifier")?;
+    let ident = pattern.child_by_field("bound_identifier")?;
     let name = cx.text(ident);
     let mut c = decl.walk();
     let is_let = decl
         .children(&mut c)
-        .find(|n| n.kind() == "value_binding_pattern")
-        .and_then(|b| b.child_by_field_name("mutability"))
-        .is_some_and(|m| m.kind() == "let");
+        .find(|n| n.kind_str() == "value_binding_pattern")
+        .and_then(|b| b.child_by_field("mutability"))
+        .is_some_and(|m| m.kind_str() == "let");
     if !is_let {
         return None;
     }
-    let constant = match decl.parent()?.kind() {
+    let constant = match decl.parent()?.kind_str() {
         "source_file" => is_constant_name(name),
         "class_body" | "enum_class_body" | "protocol_body" => has_static(decl, cx),
         _ => false,
@@ -205,13 +206,13 @@ fn single_binding(decl: Node) -> Option<Node> {
 
 fn has_static(decl: Node, cx: &Cx) -> bool {
     let mut c = decl.walk();
-    let Some(mods) = decl.children(&mut c).find(|n| n.kind() == "modifiers") else {
+    let Some(mods) = decl.children(&mut c).find(|n| n.kind_str() == "modifiers") else {
         return false;
     };
     let mut c = mods.walk();
     let found = mods
         .children(&mut c)
-        .any(|m| m.kind() == "property_modifier" && cx.text(m) == "static");
+        .any(|m| m.kind_str() == "property_modifier" && cx.text(m) == "static");
     found
 }
 
@@ -220,12 +221,12 @@ fn has_static(decl: Node, cx: &Cx) -> bool {
 fn decorators(decl: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let mut c = decl.walk();
     for child in decl.children(&mut c) {
-        match child.kind() {
+        match child.kind_str() {
             "attribute" => decorator(child, cx, out),
             "modifiers" => {
                 let mut mc = child.walk();
                 for attr in child.children(&mut mc) {
-                    if attr.kind() == "attribute" {
+                    if attr.kind_str() == "attribute" {
                         decorator(attr, cx, out);
                     }
                 }
@@ -247,7 +248,7 @@ fn import(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let mut path = None;
     let mut item_import = false;
     for child in node.children(&mut c) {
-        match child.kind() {
+        match child.kind_str() {
             "identifier" => path = Some(cx.text(child)),
             "typealias" | "struct" | "class" | "enum" | "protocol" | "let" | "var" | "func" => {
                 item_import = true
@@ -270,7 +271,7 @@ fn extended_type_name(text: &str) -> String {
 
 fn child_of_kind<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
     let mut c = node.walk();
-    let found = node.children(&mut c).find(|n| n.kind() == kind);
+    let found = node.children(&mut c).find(|n| n.kind_str() == kind);
     found
 }
 
