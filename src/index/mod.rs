@@ -259,7 +259,11 @@ fn build_into(
         let _ = std::fs::remove_file(temp);
         store::create(temp, Mode::Bulk)?
     } else {
-        store::open(temp, Mode::Bulk)?
+        let conn = store::open(temp, Mode::Bulk)?;
+        // Started from the artifact, the run reads far more than it writes: every
+        // definition for resolution, index pages for each replaced row.
+        conn.execute_batch("PRAGMA mmap_size = 1073741824")?;
+        conn
     };
     update(&mut conn, opts, candidates, vouched, skipped, summary, lap)?;
     fill_counts(&conn, summary)?;

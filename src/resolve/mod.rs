@@ -481,7 +481,7 @@ fn resolve_file(g: &Graph, file: Idx, refs: &[RefRow], opts: &ResolveOptions) ->
             resolver.resolve_import(file, imp),
         );
     }
-    for b in g.base_refs.iter().filter(|b| g.node(b.node).file == file) {
+    for b in g.base_refs_of(file) {
         let kind = if b.implements {
             "implements"
         } else {

@@ -162,7 +162,7 @@ pub struct Graph {
     /// elsewhere such prefixes are types defined in another module
     /// (a Rust `impl` block, C++ `X::m`), which must keep resolving to the type.
     scopes: HashIndex,
-    /// Base types named by every definition, in file order.
+    /// Base types named by every definition, in file order (see `base_refs_of`).
     pub base_refs: Vec<BaseRef>,
     /// Direct base types of each type, filled by `super::hierarchy`.
     pub bases: HashMap<Idx, Vec<Idx>>,
@@ -425,8 +425,20 @@ impl Graph {
                 }
             }
         }
+        // Grouped by file so that `base_refs_of` bisects (the rows come in node order, but a
+        // Rust impl's base moves to the type it names); the sort is stable, so each
+        // definition keeps its bases' order.
+        g.base_refs.sort_by_key(|b| g.nodes[b.node as usize].file);
         g.load_file_local(conn)?;
         Ok(g)
+    }
+
+    /// The base types named by the definitions of `file`.
+    pub fn base_refs_of(&self, file: Idx) -> &[BaseRef] {
+        let file_of = |b: &BaseRef| self.nodes[b.node as usize].file;
+        let start = self.base_refs.partition_point(|b| file_of(b) < file);
+        let end = self.base_refs.partition_point(|b| file_of(b) <= file);
+        &self.base_refs[start..end]
     }
 
     /// Definitions private to a C or C++ source file (see `file_local`) and macros defined

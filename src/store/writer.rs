@@ -6,7 +6,7 @@ use crate::model::FileExtract;
 use crate::text::split_identifier;
 use anyhow::{bail, Context, Result};
 use rusqlite::{params, Connection, OptionalExtension, Statement};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 /// The row describing one file.
 pub struct FileRecord<'a> {
@@ -56,14 +56,17 @@ pub struct Writer<'c, 'o> {
 }
 
 /// In an incremental run the full-text triggers are set aside: FTS5 writes its pending terms
-/// to disk at every statement that fires a trigger, one small segment per node, and then
-/// merges them. Instead a file's entries leave in one statement before its nodes are
-/// deleted, and the new files' enter in one statement at the end, under their final names.
+/// to disk at every statement once it is part of the transaction, one small segment each
+/// time, and then merges them. Instead the entries that leave are copied aside
+/// (`temp.fts_gone`) as they are indexed, and `finish` removes them in one statement and
+/// adds the run's in another, under their final names.
 struct FullText {
     /// The triggers' definitions, recreated by `finish`.
     triggers: Vec<String>,
     /// Files inserted by this run: indexed by `finish`.
-    inserted: Vec<i64>,
+    inserted: HashSet<i64>,
+    /// Nodes of other files renamed by `finish`: indexed again under their new names.
+    renamed: Vec<i64>,
 }
 
 const FTS_COLUMNS: &str = "name, qualified_name, name_tokens, signature, docstring";
@@ -90,10 +93,17 @@ impl<'c, 'o> Writer<'c, 'o> {
             )?,
             touched: BTreeSet::new(),
             full_text: match observer {
-                Some(_) => Some(FullText {
-                    triggers: take_full_text_triggers(conn)?,
-                    inserted: Vec::new(),
-                }),
+                Some(_) => {
+                    conn.execute_batch(&format!(
+                        "CREATE TEMP TABLE IF NOT EXISTS fts_gone(id INTEGER, {FTS_COLUMNS}); \
+                         DELETE FROM temp.fts_gone;"
+                    ))?;
+                    Some(FullText {
+                        triggers: take_full_text_triggers(conn)?,
+                        inserted: HashSet::new(),
+                        renamed: Vec::new(),
+                    })
+                }
                 None => None,
             },
             observer,
@@ -159,7 +169,7 @@ impl<'c, 'o> Writer<'c, 'o> {
             observer.after_insert(self.conn, fid, extract)?;
         }
         if let Some(ft) = &mut self.full_text {
-            ft.inserted.push(fid);
+            ft.inserted.insert(fid);
         }
         for (seq, r) in extract.refs.iter().enumerate() {
             self.insert_ref.execute(params![
@@ -195,8 +205,8 @@ impl<'c, 'o> Writer<'c, 'o> {
         if self.full_text.is_some() {
             self.conn
                 .prepare_cached(&format!(
-                    "INSERT INTO nodes_fts(nodes_fts, rowid, {FTS_COLUMNS}) \
-                     SELECT 'delete', id, {FTS_COLUMNS} FROM nodes WHERE id >= ?1 AND id < ?2"
+                    "INSERT INTO temp.fts_gone SELECT id, {FTS_COLUMNS} FROM nodes \
+                     WHERE id >= ?1 AND id < ?2"
                 ))?
                 .execute([lo, hi])?;
         }
@@ -240,9 +250,8 @@ impl<'c, 'o> Writer<'c, 'o> {
             )?;
             return Ok(());
         }
-        let full_text = self
+        let mut full_text = self
             .full_text
-            .as_ref()
             .expect("an incremental run keeps the full-text index");
         let names = &self.touched;
         // One index range covers `name` and every `name#k` (`#` sorts just before `$`); rows of
@@ -255,6 +264,9 @@ impl<'c, 'o> Writer<'c, 'o> {
         let mut rename = self
             .conn
             .prepare_cached("UPDATE nodes SET qualified_name = ?1 WHERE id = ?2")?;
+        let mut gone_node = self.conn.prepare_cached(&format!(
+            "INSERT INTO temp.fts_gone SELECT id, {FTS_COLUMNS} FROM nodes WHERE id = ?1"
+        ))?;
         for name in names {
             let mut rows: Vec<(i64, String)> = members
                 .query_map([name], |r| Ok((r.get(0)?, r.get(1)?)))?
@@ -269,45 +281,40 @@ impl<'c, 'o> Writer<'c, 'o> {
                 if current != wanted {
                     // A node of a file this run did not insert is in the full-text index
                     // under its old name.
-                    let indexed = !full_text.inserted.contains(&(id >> ORDINAL_BITS));
-                    if indexed {
-                        self.full_text_entry(id, true)?;
+                    if !full_text.inserted.contains(&(id >> ORDINAL_BITS)) {
+                        gone_node.execute([id])?;
+                        full_text.renamed.push(id);
                     }
                     rename.execute(params![wanted, id])?;
-                    if indexed {
-                        self.full_text_entry(id, false)?;
-                    }
                 }
             }
         }
-        let mut index_file = self.conn.prepare(&format!(
-            "INSERT INTO nodes_fts(rowid, {FTS_COLUMNS}) \
-             SELECT id, {FTS_COLUMNS} FROM nodes WHERE id >= ?1 AND id < ?2"
-        ))?;
-        for &fid in &full_text.inserted {
-            let (lo, hi) = node_range(fid);
-            index_file.execute([lo, hi])?;
+        // Ranges of node ids to index: the inserted files' and the renamed nodes'.
+        let mut ranges: Vec<(i64, i64)> =
+            full_text.inserted.iter().map(|&f| node_range(f)).collect();
+        ranges.extend(full_text.renamed.iter().map(|&id| (id, id + 1)));
+        ranges.sort_unstable();
+        self.conn.execute_batch(
+            "CREATE TEMP TABLE IF NOT EXISTS fts_new(lo INTEGER, hi INTEGER); \
+             DELETE FROM temp.fts_new;",
+        )?;
+        let mut add_range = self
+            .conn
+            .prepare_cached("INSERT INTO temp.fts_new(lo, hi) VALUES (?1, ?2)")?;
+        for (lo, hi) in ranges {
+            add_range.execute([lo, hi])?;
         }
+        self.conn.execute_batch(&format!(
+            "INSERT INTO nodes_fts(nodes_fts, rowid, {FTS_COLUMNS}) \
+             SELECT 'delete', id, {FTS_COLUMNS} FROM temp.fts_gone; \
+             INSERT INTO nodes_fts(rowid, {FTS_COLUMNS}) \
+             SELECT id, {FTS_COLUMNS} FROM temp.fts_new JOIN nodes ON id >= lo AND id < hi \
+             ORDER BY id; \
+             DELETE FROM temp.fts_gone; DELETE FROM temp.fts_new;"
+        ))?;
         for sql in &full_text.triggers {
             self.conn.execute_batch(sql)?;
         }
-        Ok(())
-    }
-
-    /// Removes (`delete`) or adds node `id`'s full-text entry, as the row stands now.
-    fn full_text_entry(&self, id: i64, delete: bool) -> Result<()> {
-        let sql = if delete {
-            format!(
-                "INSERT INTO nodes_fts(nodes_fts, rowid, {FTS_COLUMNS}) \
-                 SELECT 'delete', id, {FTS_COLUMNS} FROM nodes WHERE id = ?1"
-            )
-        } else {
-            format!(
-                "INSERT INTO nodes_fts(rowid, {FTS_COLUMNS}) \
-                 SELECT id, {FTS_COLUMNS} FROM nodes WHERE id = ?1"
-            )
-        };
-        self.conn.prepare_cached(&sql)?.execute([id])?;
         Ok(())
     }
 }
