@@ -154,8 +154,7 @@ pub fn run(opts: &RunOptions<'_>) -> Result<IndexSummary> {
     let bootstrap = !opts.rebuild && !opts.db.exists() && committed.exists();
     let (root, staged) = (&opts.root, &temp);
     let (walked, started_from, mut vouched) = std::thread::scope(|scope| {
-        let unpacking =
-            bootstrap.then(|| scope.spawn(|| artifact::bootstrap(&committed, root, staged)));
+        let unpacking = bootstrap.then(|| scope.spawn(|| artifact::decompress(&committed, staged)));
         // A database started from the artifact knows no modification times; in a git work
         // tree, git's blob ids tell which files hold the artifact's content unread.
         let asking_git = bootstrap.then(|| scope.spawn(|| git::unmodified_blobs(root)));
@@ -173,6 +172,13 @@ pub fn run(opts: &RunOptions<'_>) -> Result<IndexSummary> {
         (walked, started_from, vouched)
     });
     let (candidates, skipped) = walked?;
+    // Checked against the walk rather than the disk: the tree's paths are at hand.
+    let started_from = started_from.map(|decompressed| {
+        decompressed.and_then(|()| {
+            let walked: HashSet<&str> = candidates.iter().map(|c| c.path.as_str()).collect();
+            artifact::check_describes(&temp, &opts.root, |p| walked.contains(p))
+        })
+    });
     let mut bootstrapped_from = None;
     let mut notes = Vec::new();
     match started_from {

@@ -79,7 +79,11 @@ pub struct HashIndex {
 
 impl HashIndex {
     fn push(&mut self, key: &str, idx: Idx) {
-        self.entries.push((hash(key), idx));
+        self.push_hashed(hash(key), idx);
+    }
+
+    fn push_hashed(&mut self, key_hash: u64, idx: Idx) {
+        self.entries.push((key_hash, idx));
     }
 
     fn seal(&mut self) {
@@ -273,19 +277,30 @@ impl Graph {
         )?;
         let mut rows = q.query([])?;
         let mut parents: Vec<Option<i64>> = Vec::new();
+        // Rows come in id order, so a file's nodes come together: its index is looked up once.
+        let mut current_file: Option<(i64, Idx)> = None;
         while let Some(r) = rows.next()? {
             let idx = g.nodes.len() as Idx;
-            let Some(&file) = g.file_by_id.get(&r.get::<_, i64>(1)?) else {
-                continue;
+            let file_id: i64 = r.get(1)?;
+            let file = match current_file {
+                Some((id, file)) if id == file_id => file,
+                _ => {
+                    let Some(&file) = g.file_by_id.get(&file_id) else {
+                        continue;
+                    };
+                    current_file = Some((file_id, file));
+                    file
+                }
             };
             let kind = NodeKind::parse(r.get_ref(2)?.as_str()?).unwrap_or(NodeKind::Constant);
             let name: &str = r.get_ref(3)?.as_str()?;
             let qn = base_name(r.get_ref(4)?.as_str()?);
+            let qn_hash = hash(qn);
             if kind == NodeKind::File {
                 g.files[file as usize].node = Some(idx);
             } else {
                 g.by_name.push(name, idx);
-                g.by_qn.push(qn, idx);
+                g.by_qn.push_hashed(qn_hash, idx);
             }
             parents.push(r.get(5)?);
             g.read_signature(idx, kind, file, r.get_ref(6)?.as_str_or_null()?);
@@ -305,12 +320,25 @@ impl Graph {
                 parent: None,
                 name: name.into(),
                 qn: qn.into(),
-                qn_hash: hash(qn),
+                qn_hash,
                 params,
             });
         }
         for (i, p) in parents.into_iter().enumerate() {
-            g.nodes[i].parent = p.and_then(|p| g.node_by_id(p));
+            let Some(p) = p else { continue };
+            // A definition's parent is mostly its file's node, the definition before it or
+            // that one's parent: tried before a search of every node.
+            let before = i.checked_sub(1);
+            let near = [
+                g.files[g.nodes[i].file as usize].node,
+                before.map(|j| j as Idx),
+                before.and_then(|j| g.nodes[j].parent),
+            ];
+            g.nodes[i].parent = near
+                .into_iter()
+                .flatten()
+                .find(|&c| g.nodes[c as usize].id == p)
+                .or_else(|| g.node_by_id(p));
         }
         g.by_qn.seal();
         g.by_name.seal();
@@ -338,8 +366,16 @@ impl Graph {
         // The condition is the partial index `refs_scope`'s: only those rows are read.
         let mut q = conn.prepare(super::SCOPE_REFS_QUERY)?;
         let mut rows = q.query([])?;
+        // In node order: a node's rows come together.
+        let mut current_node: Option<(i64, Option<Idx>)> = None;
         while let Some(r) = rows.next()? {
-            let Some(node) = g.node_by_id(r.get(0)?) else {
+            let id: i64 = r.get(0)?;
+            let found = match current_node {
+                Some((last, found)) if last == id => found,
+                _ => g.node_by_id(id),
+            };
+            current_node = Some((id, found));
+            let Some(node) = found else {
                 continue;
             };
             let name: &str = r.get_ref(2)?.as_str()?;

@@ -281,25 +281,6 @@ fn expected_length(db: &Path) -> std::io::Result<(u64, u64)> {
     Ok((len, page_size * pages))
 }
 
-/// The share of the artifact database's files that exist under `root`: an artifact from
-/// another project shares (almost) none.
-pub fn share_present(db: &Path, root: &Path) -> Result<f64> {
-    let conn = store::open(db, Mode::ReadOnly)?;
-    let mut q = conn.prepare("SELECT path FROM files")?;
-    let (mut total, mut present) = (0usize, 0usize);
-    for path in q.query_map([], |r| r.get::<_, String>(0))? {
-        total += 1;
-        if root.join(path?).exists() {
-            present += 1;
-        }
-    }
-    Ok(if total == 0 {
-        0.0
-    } else {
-        present as f64 / total as f64
-    })
-}
-
 /// Reads `artifact.json`, if there is a valid one.
 /// How the artifact in a tree stands against the index of that tree.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -658,7 +639,8 @@ pub fn import(artifact: &Path, root: &Path, db: &Path, project: &str) -> Result<
     let _lock = store::lock_for_writing(db)?;
     staging::remove_stale(db);
     let staged = staging::temp_beside(db, "db");
-    bootstrap(artifact, root, &staged)?;
+    decompress(artifact, &staged)?;
+    check_describes(&staged, root, |p| root.join(p).exists())?;
     let installed = (|| {
         let conn = store::open(&staged, Mode::ReadWrite)?;
         store::set_meta(&conn, "root", &root.to_string_lossy())?;
@@ -673,12 +655,26 @@ pub fn import(artifact: &Path, root: &Path, db: &Path, project: &str) -> Result<
     installed
 }
 
-/// Decompresses the artifact of the tree at `root` into `staged`, a path the caller renames
-/// into place. An artifact that cannot be used is refused with the reason, leaving nothing
-/// behind.
-pub fn bootstrap(artifact: &Path, root: &Path, staged: &Path) -> Result<()> {
-    decompress(artifact, staged)?;
-    let checked = share_present(staged, root).and_then(|share| {
+/// Refuses the artifact decompressed into `staged` (and removes it) unless it describes the
+/// tree at `root`: `present` says whether the tree holds a path the index lists. An
+/// artifact from another project shares (almost) none of its files.
+pub fn check_describes(staged: &Path, root: &Path, present: impl Fn(&str) -> bool) -> Result<()> {
+    let share = (|| -> Result<f64> {
+        let conn = store::open(staged, Mode::ReadOnly)?;
+        let mut q = conn.prepare("SELECT path FROM files")?;
+        let mut rows = q.query([])?;
+        let (mut total, mut found) = (0usize, 0usize);
+        while let Some(r) = rows.next()? {
+            total += 1;
+            found += usize::from(present(r.get_ref(0)?.as_str()?));
+        }
+        Ok(if total == 0 {
+            0.0
+        } else {
+            found as f64 / total as f64
+        })
+    })();
+    let checked = share.and_then(|share| {
         if share < MIN_SHARE_PRESENT {
             bail!(
                 "it describes another project: only {:.0}% of its files exist under {}",

@@ -23,6 +23,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0003_scope_index.sql"),
     include_str!("../../migrations/0004_redactions.sql"),
     include_str!("../../migrations/0005_git_blob_hash.sql"),
+    include_str!("../../migrations/0006_covering_scope_index.sql"),
 ];
 
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
