@@ -23,7 +23,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0003_scope_index.sql"),
     include_str!("../../migrations/0004_redactions.sql"),
     include_str!("../../migrations/0005_git_blob_hash.sql"),
-    include_str!("../../migrations/0006_covering_scope_index.sql"),
+    include_str!("../../migrations/0006_scope_index_and_fts_hash.sql"),
 ];
 
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
@@ -175,8 +175,11 @@ fn configure(conn: &Connection, path: &Path, mode: Mode) -> Result<()> {
         }
         Mode::Bulk => {
             // Rows are consistent by construction: foreign-key checks would only cost lookups.
+            // Temporary data stays in files (SQLite's default): with it in memory, the sorter
+            // behind CREATE INDEX keeps every key in one list instead of sorting in runs (see
+            // `restore_indexes`).
             "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA foreign_keys = OFF; \
-             PRAGMA cache_size = -262144; PRAGMA temp_store = MEMORY; PRAGMA locking_mode = EXCLUSIVE;"
+             PRAGMA cache_size = -262144; PRAGMA temp_store = FILE; PRAGMA locking_mode = EXCLUSIVE;"
         }
     };
     conn.execute_batch(pragmas)
@@ -287,11 +290,22 @@ pub fn defer_indexes(conn: &Connection) -> Result<Deferred> {
 
 /// Recreates the indexes `defer_indexes` dropped.
 pub fn restore_indexes(conn: &Connection, deferred: &Deferred) -> Result<()> {
-    for sql in &deferred.indexes {
-        conn.execute_batch(sql)?;
-    }
-    Ok(())
+    // SQLite sorts an index's keys in runs of at most the page cache's size. Runs that fit
+    // the CPU's caches, merged, beat one sort of every key in a cache of hundreds of MB by
+    // far: the Linux kernel's indexes from 17.6 s to 11.1 s (`edges_target`, 9.1 million
+    // keys, 6.8 s to 2.9 s); Django's from 0.25 s to 0.21 s.
+    let cache: i64 = conn.query_row("PRAGMA cache_size", [], |r| r.get(0))?;
+    conn.execute_batch(&format!("PRAGMA cache_size = {SORT_RUN_CACHE_KIB}"))?;
+    let created = deferred
+        .indexes
+        .iter()
+        .try_for_each(|sql| conn.execute_batch(sql));
+    conn.execute_batch(&format!("PRAGMA cache_size = {cache}"))?;
+    Ok(created?)
 }
+
+/// The page cache while indexes are built (negative: KiB), which bounds the sorter's runs.
+const SORT_RUN_CACHE_KIB: i64 = -8192;
 
 /// Recreates the triggers and fills the full-text index in one pass.
 pub fn restore_triggers(conn: &Connection, deferred: &Deferred) -> Result<()> {
