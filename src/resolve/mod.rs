@@ -396,10 +396,13 @@ fn inherited_names(g: &Graph, t: Idx) -> Vec<&str> {
 
 fn load_refs(conn: &Connection, file_id: i64) -> Result<Vec<RefRow>> {
     let (lo, hi) = crate::ids::node_range(file_id);
+    // The kinds as `=` terms: an `IN (...)` list makes SQLite fill a temporary table at every
+    // execution, and this runs once per file.
     let mut q = conn.prepare_cached(
         "SELECT node_id, kind, name, module, line FROM refs \
          WHERE node_id >= ?1 AND node_id < ?2 \
-         AND kind IN ('call', 'reference', 'decorator', 'local') ORDER BY node_id, seq",
+         AND (kind = 'call' OR kind = 'reference' OR kind = 'decorator' OR kind = 'local') \
+         ORDER BY node_id, seq",
     )?;
     let rows = q.query_map([lo, hi], |r| {
         Ok(RefRow {
