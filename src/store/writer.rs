@@ -65,8 +65,6 @@ struct FullText {
     triggers: Vec<String>,
     /// Files inserted by this run: indexed by `finish`.
     inserted: HashSet<i64>,
-    /// Nodes of other files renamed by `finish`: indexed again under their new names.
-    renamed: Vec<i64>,
 }
 
 const FTS_COLUMNS: &str = "name, qualified_name, name_tokens, signature, docstring";
@@ -96,12 +94,12 @@ impl<'c, 'o> Writer<'c, 'o> {
                 Some(_) => {
                     conn.execute_batch(&format!(
                         "CREATE TEMP TABLE IF NOT EXISTS fts_gone(id INTEGER, {FTS_COLUMNS}); \
-                         DELETE FROM temp.fts_gone;"
+                         CREATE TEMP TABLE IF NOT EXISTS fts_new(lo INTEGER, hi INTEGER); \
+                         DELETE FROM temp.fts_gone; DELETE FROM temp.fts_new;"
                     ))?;
                     Some(FullText {
                         triggers: take_full_text_triggers(conn)?,
                         inserted: HashSet::new(),
-                        renamed: Vec::new(),
                     })
                 }
                 None => None,
@@ -203,12 +201,7 @@ impl<'c, 'o> Writer<'c, 'o> {
             .prepare_cached("DELETE FROM unresolved WHERE source_id >= ?1 AND source_id < ?2")?
             .execute([lo, hi])?;
         if self.full_text.is_some() {
-            self.conn
-                .prepare_cached(&format!(
-                    "INSERT INTO temp.fts_gone SELECT id, {FTS_COLUMNS} FROM nodes \
-                     WHERE id >= ?1 AND id < ?2"
-                ))?
-                .execute([lo, hi])?;
+            self.set_aside_full_text(lo, hi)?;
         }
         self.conn
             .prepare_cached("DELETE FROM nodes WHERE id >= ?1 AND id < ?2")?
@@ -233,6 +226,18 @@ impl<'c, 'o> Writer<'c, 'o> {
         Ok(())
     }
 
+    /// Copies the full-text entries of nodes `lo..hi` aside, as they are indexed now, for
+    /// `finish` to remove.
+    fn set_aside_full_text(&self, lo: i64, hi: i64) -> Result<()> {
+        self.conn
+            .prepare_cached(&format!(
+                "INSERT INTO temp.fts_gone SELECT id, {FTS_COLUMNS} FROM nodes \
+                 WHERE id >= ?1 AND id < ?2"
+            ))?
+            .execute([lo, hi])?;
+        Ok(())
+    }
+
     /// Makes qualified names unique: among nodes sharing a name, ordered by (path, byte),
     /// the first keeps it and the k-th becomes `name#k`. Only names touched by this run are
     /// re-numbered, so the outcome equals a full rebuild's.
@@ -250,8 +255,9 @@ impl<'c, 'o> Writer<'c, 'o> {
             )?;
             return Ok(());
         }
-        let mut full_text = self
+        let full_text = self
             .full_text
+            .as_ref()
             .expect("an incremental run keeps the full-text index");
         let names = &self.touched;
         // One index range covers `name` and every `name#k` (`#` sorts just before `$`); rows of
@@ -264,9 +270,8 @@ impl<'c, 'o> Writer<'c, 'o> {
         let mut rename = self
             .conn
             .prepare_cached("UPDATE nodes SET qualified_name = ?1 WHERE id = ?2")?;
-        let mut gone_node = self.conn.prepare_cached(&format!(
-            "INSERT INTO temp.fts_gone SELECT id, {FTS_COLUMNS} FROM nodes WHERE id = ?1"
-        ))?;
+        // Nodes of files this run did not insert, renamed: indexed again under the new names.
+        let mut renamed = Vec::new();
         for name in names {
             let mut rows: Vec<(i64, String)> = members
                 .query_map([name], |r| Ok((r.get(0)?, r.get(1)?)))?
@@ -282,26 +287,19 @@ impl<'c, 'o> Writer<'c, 'o> {
                     // A node of a file this run did not insert is in the full-text index
                     // under its old name.
                     if !full_text.inserted.contains(&(id >> ORDINAL_BITS)) {
-                        gone_node.execute([id])?;
-                        full_text.renamed.push(id);
+                        self.set_aside_full_text(id, id + 1)?;
+                        renamed.push(id);
                     }
                     rename.execute(params![wanted, id])?;
                 }
             }
         }
         // Ranges of node ids to index: the inserted files' and the renamed nodes'.
-        let mut ranges: Vec<(i64, i64)> =
-            full_text.inserted.iter().map(|&f| node_range(f)).collect();
-        ranges.extend(full_text.renamed.iter().map(|&id| (id, id + 1)));
-        ranges.sort_unstable();
-        self.conn.execute_batch(
-            "CREATE TEMP TABLE IF NOT EXISTS fts_new(lo INTEGER, hi INTEGER); \
-             DELETE FROM temp.fts_new;",
-        )?;
         let mut add_range = self
             .conn
             .prepare_cached("INSERT INTO temp.fts_new(lo, hi) VALUES (?1, ?2)")?;
-        for (lo, hi) in ranges {
+        let files = full_text.inserted.iter().map(|&f| node_range(f));
+        for (lo, hi) in files.chain(renamed.iter().map(|&id| (id, id + 1))) {
             add_range.execute([lo, hi])?;
         }
         self.conn.execute_batch(&format!(
