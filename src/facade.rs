@@ -398,6 +398,17 @@ impl Index {
         self.read(|conn| query::get_source(conn, name))
     }
 
+    /// A file's stored text by repository-relative path (what the index holds, so an
+    /// artifact answers without the tree).
+    pub fn file(&self, path: &str) -> Result<query::FileText> {
+        self.read(|conn| query::file_text(conn, path))
+    }
+
+    /// The indexed files whose path starts with `prefix`, in path order.
+    pub fn files(&self, prefix: &str) -> Result<Vec<query::FileEntry>> {
+        self.read(|conn| query::list_files(conn, prefix))
+    }
+
     /// Callers (or callees) of a definition, breadth-first, with the unresolved sites.
     pub fn trace(
         &self,

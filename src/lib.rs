@@ -53,6 +53,7 @@ mod lang;
 mod model;
 mod query;
 mod resolve;
+pub mod serve;
 mod store;
 mod text;
 
@@ -85,7 +86,7 @@ pub use lang::extract::{extract_file, MAX_NODES_PER_FILE};
 pub use model::{ExtractedNode, FileExtract, NodeKind, RawRef, RefKind};
 pub use query::rank_files::RankedFile;
 pub use query::trace::{Direction, Hop, Link, NodeRef, Site, Trace, MAX_HOPS as MAX_TRACE_HOPS};
-pub use query::{GraphHealth, Hit, RedactedSite, Source, Status};
+pub use query::{FileEntry, FileText, GraphHealth, Hit, RedactedSite, Source, Status};
 pub use resolve::ResolveStats;
 pub use store::artifact::{
     Freshness, Manifest, DIR as ARTIFACT_DIR, FILE as ARTIFACT_FILE, MANIFEST as ARTIFACT_MANIFEST,

@@ -79,6 +79,86 @@ enum Command {
     /// holds.
     #[command(subcommand)]
     Hook(HookCommand),
+    /// Serve the indexed repositories to agents over the Model Context Protocol (stdio, or
+    /// Streamable HTTP with --http).
+    Serve(ServeArgs),
+    /// The repositories `indexer serve` serves when no --repo is given.
+    #[command(subcommand)]
+    Repo(RepoCommand),
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    /// Serve Streamable HTTP on this address (path /mcp) instead of stdio; loopback needs no
+    /// token, any other address a bearer token
+    #[arg(long, value_name = "ADDR")]
+    http: Option<std::net::SocketAddr>,
+    /// Serve this tree or artifact (repeatable) instead of the registered repositories
+    #[arg(long = "repo", value_name = "PATH")]
+    repos: Vec<PathBuf>,
+    /// Bearer token HTTP clients must send (default off loopback: one generated and printed once)
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "INDEXER_SERVE_TOKEN",
+        hide_env_values = true
+    )]
+    token: Option<String>,
+    /// Allow browser requests from this origin, e.g. http://myhost:3000 (repeatable; loopback
+    /// origins are always allowed)
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    allowed_origins: Vec<String>,
+    /// Fetch remote repositories this often (seconds, or with an s, m or h suffix)
+    #[arg(long, value_name = "DURATION", default_value = "15m", value_parser = parse_duration)]
+    refresh_interval: std::time::Duration,
+    /// Never fetch remote repositories in the background
+    #[arg(long)]
+    no_auto_refresh: bool,
+    /// Abandon a tool call after this long (seconds, or with an s, m or h suffix)
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
+    call_timeout: std::time::Duration,
+}
+
+#[derive(Subcommand)]
+enum RepoCommand {
+    /// Register a tree (indexed now), a committed artifact (graph.db.zst) or a git URL (cloned
+    /// shallowly into the cache folder and indexed now)
+    Add {
+        /// A folder, an artifact, or a git URL
+        target: String,
+        /// Name to serve it under (default: the last part of its path or URL)
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// List the registered repositories
+    List {
+        /// Print one JSON document on stdout
+        #[arg(long)]
+        json: bool,
+    },
+    /// Unregister a repository (a remote's clone is deleted; a tree and its index stay)
+    Remove {
+        /// Its name, as `repo list` shows it
+        name: String,
+    },
+}
+
+/// `90`, `90s`, `15m`, `2h`.
+fn parse_duration(s: &str) -> std::result::Result<std::time::Duration, String> {
+    let (digits, unit) = match s.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => s.split_at(at),
+        None => (s, "s"),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration like 90s, 15m or 2h"))?;
+    let secs = match unit {
+        "s" => n,
+        "m" => n * 60,
+        "h" => n * 3600,
+        _ => return Err(format!("{s:?} is not a duration like 90s, 15m or 2h")),
+    };
+    Ok(std::time::Duration::from_secs(secs))
 }
 
 #[derive(Subcommand)]
@@ -355,6 +435,36 @@ fn run(cli: Cli) -> Result<()> {
             );
             Ok(())
         }
+        Command::Serve(args) => serve(args),
+        Command::Repo(RepoCommand::Add { target, name }) => {
+            let e = codebase_indexer::serve::add_repository(&target, name.as_deref())?;
+            println!(
+                "registered {} ({}) {}",
+                e.name,
+                e.kind.as_str(),
+                e.url.unwrap_or_else(|| e.path.display().to_string())
+            );
+            Ok(())
+        }
+        Command::Repo(RepoCommand::List { json }) => {
+            let repos = codebase_indexer::serve::list_repositories()?;
+            if json {
+                return print_json(&repos);
+            }
+            if repos.is_empty() {
+                eprintln!("no repository is registered: `indexer repo add PATH`");
+            }
+            for e in repos {
+                let at = e.url.unwrap_or_else(|| e.path.display().to_string());
+                println!("{:<20} {:<8} {at}", e.name, e.kind.as_str());
+            }
+            Ok(())
+        }
+        Command::Repo(RepoCommand::Remove { name }) => {
+            let e = codebase_indexer::serve::remove_repository(&name)?;
+            println!("removed {}", e.name);
+            Ok(())
+        }
         Command::Hook(HookCommand::PreCommit) => {
             let cwd = std::env::current_dir().context("cannot read the current directory")?;
             if let Some(m) = codebase_indexer::run_pre_commit_hook(&cwd)? {
@@ -367,6 +477,20 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
     }
+}
+
+fn serve(args: ServeArgs) -> Result<()> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let entries = codebase_indexer::serve::entries_to_serve(&args.repos, &cwd)?;
+    let options = codebase_indexer::serve::ServeOptions {
+        http: args.http,
+        token: args.token,
+        allowed_origins: args.allowed_origins,
+        call_timeout: args.call_timeout,
+        remote_refresh: (!args.no_auto_refresh).then_some(args.refresh_interval),
+        ..Default::default()
+    };
+    Ok(codebase_indexer::serve::serve(entries, options)?)
 }
 
 fn index(

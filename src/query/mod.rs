@@ -372,3 +372,68 @@ fn graph_health(conn: &Connection) -> Result<GraphHealth> {
         low_confidence_ratio: ratio(low, references),
     })
 }
+
+/// A file's stored text: what the index holds (secrets redacted, invalid UTF-8 replaced),
+/// so it answers without the tree, from an artifact as well.
+#[derive(Debug, Serialize)]
+pub struct FileText {
+    pub path: String,
+    pub language: String,
+    /// Bytes on disk when indexed.
+    pub size: i64,
+    pub lines: i64,
+    pub content: String,
+}
+
+/// An indexed file, as listed by `files`.
+#[derive(Debug, Serialize)]
+pub struct FileEntry {
+    pub path: String,
+    pub language: String,
+    pub size: i64,
+    pub lines: i64,
+}
+
+pub fn file_text(conn: &Connection, path: &str) -> Result<FileText> {
+    let path = path.trim_start_matches("./");
+    conn.query_row(
+        "SELECT f.path, f.language, f.size, f.lines, c.content \
+         FROM files f JOIN file_contents c ON c.file_id = f.id WHERE f.path = ?1",
+        [path],
+        |r| {
+            Ok(FileText {
+                path: r.get(0)?,
+                language: r.get(1)?,
+                size: r.get(2)?,
+                lines: r.get(3)?,
+                content: r.get(4)?,
+            })
+        },
+    )
+    .optional()?
+    .ok_or_else(|| {
+        Error::NotFound {
+            name: path.to_string(),
+        }
+        .into()
+    })
+}
+
+/// Indexed files whose path starts with `prefix` (all of them for ""), in path order.
+pub fn list_files(conn: &Connection, prefix: &str) -> Result<Vec<FileEntry>> {
+    // A range on the unique path index: `prefix` <= path < `prefix` followed by U+10FFFF.
+    let end = format!("{prefix}\u{10FFFF}");
+    let mut q = conn.prepare_cached(
+        "SELECT path, language, size, lines FROM files \
+         WHERE path >= ?1 AND path < ?2 ORDER BY path",
+    )?;
+    let rows = q.query_map(params![prefix, end], |r| {
+        Ok(FileEntry {
+            path: r.get(0)?,
+            language: r.get(1)?,
+            size: r.get(2)?,
+            lines: r.get(3)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}

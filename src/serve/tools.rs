@@ -1,0 +1,1140 @@
+//! The tools the server offers: each a JSON schema, a description that tells an agent when
+//! to use it, and an answer in two forms, a structured value and a text rendering. Every
+//! answer that can grow is held to `budget_tokens` (counted on its text with the CLI's
+//! tokenizer), says what it left out, and hands back a cursor that continues after it.
+
+use super::repos::Repo;
+use super::Served;
+use crate::context::{pack, repomap, skeleton, tokens::Tokenizer};
+use crate::error::{Error, Result};
+use crate::facade::{SearchOptions, TraceOptions};
+use crate::query::trace::Direction;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
+
+/// The largest budget a call may ask for: an answer is at most this many tokens.
+pub const MAX_BUDGET: usize = 100_000;
+/// The tokens kept for the line that says what was left out and how to go on.
+const FOOTER_RESERVE: usize = 40;
+
+/// What a tool returns: the structured value and its text rendering.
+pub struct Answer {
+    pub structured: Value,
+    pub text: String,
+}
+
+/// A tool's name, description and argument type.
+pub struct ToolSpec {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub schema: fn() -> Map<String, Value>,
+}
+
+fn schema_of<T: JsonSchema>() -> Map<String, Value> {
+    let schema = schemars::generate::SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<T>();
+    match serde_json::to_value(schema) {
+        Ok(Value::Object(mut m)) => {
+            m.remove("$schema");
+            m.remove("title");
+            m
+        }
+        _ => Map::new(),
+    }
+}
+
+pub const TOOLS: &[ToolSpec] = &[
+    ToolSpec {
+        name: "search",
+        description: "Find definitions (functions, classes, methods, types, constants) by name or words: full-text search over names, identifier sub-tokens, signatures and docstrings, best first. Use it to locate a symbol you can name or describe in a few words; for a whole issue text or question use rank_files or pack instead. Without `repo` it searches every served repository.",
+        schema: schema_of::<SearchArgs>,
+    },
+    ToolSpec {
+        name: "get_source",
+        description: "The source of one definition (by qualified name; a short name or a suffix works when unambiguous) or of a file (by path), with its callers, callees and unresolved calls. Use it after search to read exactly one symbol; for the code around a symbol (its callees and callers too) use pack.",
+        schema: schema_of::<SourceArgs>,
+    },
+    ToolSpec {
+        name: "trace_callers",
+        description: "Who calls or references a definition, breadth-first to `depth` hops, each edge with its confidence and the strategy that resolved it, plus the unresolved call sites that might also reach it. Use it to judge the blast radius of a change.",
+        schema: schema_of::<TraceArgs>,
+    },
+    ToolSpec {
+        name: "trace_callees",
+        description: "What a definition calls or references, breadth-first to `depth` hops, with confidences, plus its unresolved and external calls. Use it to follow what a function does without reading every callee.",
+        schema: schema_of::<TraceArgs>,
+    },
+    ToolSpec {
+        name: "rank_files",
+        description: "Files ranked for a natural-language text (an issue, a question, a traceback), best first, with the best-matching definition of each. Use it to decide where to look first; pack gives their code under a budget.",
+        schema: schema_of::<RankArgs>,
+    },
+    ToolSpec {
+        name: "skeleton",
+        description: "The repository (or the files under `path`) as signatures grouped by file, the richest rendering that fits the budget (signatures with docstrings, compact, summary, or imports only). Use it for an overview of a part of the code; map ranks definitions by importance instead.",
+        schema: schema_of::<SkeletonArgs>,
+    },
+    ToolSpec {
+        name: "map",
+        description: "The definitions that matter most in the repository, ranked by personalized PageRank over the call and import graph, as signatures under the budget; centred on `focus` (paths or qualified names) or a `query` when given. Use it to orient in an unfamiliar repository.",
+        schema: schema_of::<MapArgs>,
+    },
+    ToolSpec {
+        name: "pack",
+        description: "A context pack: the code an agent needs to work on a question or issue (`query`), or around a definition or file (`qualified_name` or `path`): the matching definitions in full, their callers and callees as code or signatures, under the budget, each saying why it is included and what was left out. Use it to gather the code for a task in one call.",
+        schema: schema_of::<PackArgs>,
+    },
+    ToolSpec {
+        name: "get_file",
+        description: "A file's text as indexed (secrets redacted), whole or a line range. Use it for files that are not code (configs, docs) or to read around a line; for one definition get_source is smaller.",
+        schema: schema_of::<FileArgs>,
+    },
+    ToolSpec {
+        name: "get_tree",
+        description: "The indexed files under a folder (`prefix`), as a tree to `depth` levels with language and line counts; deeper folders are summarized with their file counts.",
+        schema: schema_of::<TreeArgs>,
+    },
+    ToolSpec {
+        name: "list_repos",
+        description: "The repositories this server answers for: kind (tree, artifact, remote), whether each can answer, how old its index is, and the last refresh or fetch error. Use it first when more than one repository may be served.",
+        schema: schema_of::<NoArgs>,
+    },
+    ToolSpec {
+        name: "repo_stats",
+        description: "A repository's counts (files, definitions, references, edges by language and kind), call-graph health (how many call sites resolved), freshness and last refresh error.",
+        schema: schema_of::<RepoArgs>,
+    },
+    ToolSpec {
+        name: "refresh",
+        description: "Re-index a repository now (incremental: only changed files are re-read). Answers are brought up to date automatically when files change; use this after changes a watcher cannot see.",
+        schema: schema_of::<RepoArgs>,
+    },
+];
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct NoArgs {}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct RepoArgs {
+    /// Repository name (see list_repos); may be left out when one repository is served.
+    repo: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct SearchArgs {
+    /// Words or a name to look for.
+    query: String,
+    /// Only definitions of this kind (function, method, class, interface, type, constant, module, file, ...).
+    kind: Option<String>,
+    /// Hits to return (default 20, at most 200).
+    limit: Option<usize>,
+    /// Repository name; without it every served repository is searched.
+    repo: Option<String>,
+    /// Tokens the answer may take (default 2000).
+    budget_tokens: Option<usize>,
+    /// Continue after a previous answer (its `next_cursor`).
+    cursor: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct SourceArgs {
+    /// Qualified name (or unambiguous short name or suffix) of a definition, or a file path.
+    qualified_name: String,
+    repo: Option<String>,
+    /// Tokens the answer may take (default 4000).
+    budget_tokens: Option<usize>,
+    cursor: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct TraceArgs {
+    /// Qualified name (or unambiguous short name or suffix) of a definition.
+    qualified_name: String,
+    /// Hops to follow (default 3, at most 10).
+    depth: Option<usize>,
+    /// Follow only edges at least this confident (0 to 1, default 0).
+    min_confidence: Option<f64>,
+    repo: Option<String>,
+    /// Tokens the answer may take (default 2000).
+    budget_tokens: Option<usize>,
+    cursor: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct RankArgs {
+    /// The issue text, question or traceback.
+    query: String,
+    /// Files to return (default 20, at most 200).
+    limit: Option<usize>,
+    /// Repository name; without it every served repository is ranked.
+    repo: Option<String>,
+    /// Tokens the answer may take (default 1000).
+    budget_tokens: Option<usize>,
+    cursor: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct SkeletonArgs {
+    /// Only files whose path starts with this (relative to the repository root).
+    path: Option<String>,
+    /// auto (default: the richest that fits), skeleton, compact, summary or deps.
+    mode: Option<String>,
+    repo: Option<String>,
+    /// Tokens the answer may take (default 4000).
+    budget_tokens: Option<usize>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct MapArgs {
+    /// A question or issue text to centre the map on.
+    query: Option<String>,
+    /// Paths or qualified names to centre the map on.
+    focus: Option<Vec<String>>,
+    repo: Option<String>,
+    /// Tokens the answer may take (default 4000).
+    budget_tokens: Option<usize>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct PackArgs {
+    /// A question or issue text to gather code for.
+    query: Option<String>,
+    /// A definition to pack the code around.
+    qualified_name: Option<String>,
+    /// A file to pack the code around.
+    path: Option<String>,
+    /// Symbols other than the matches as signatures only.
+    signatures_only: Option<bool>,
+    /// Repository name; without it a query is packed from every served repository.
+    repo: Option<String>,
+    /// Tokens the answer may take (default 8000).
+    budget_tokens: Option<usize>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct FileArgs {
+    /// File path relative to the repository root.
+    path: String,
+    /// First line to return (1-based, default 1).
+    start_line: Option<usize>,
+    /// Last line to return (default: the end of the file).
+    end_line: Option<usize>,
+    repo: Option<String>,
+    /// Tokens the answer may take (default 4000).
+    budget_tokens: Option<usize>,
+    cursor: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct TreeArgs {
+    /// Folder to list (relative to the repository root; default: the root).
+    prefix: Option<String>,
+    /// Levels below the folder to list (default 2, at most 20).
+    depth: Option<usize>,
+    repo: Option<String>,
+    /// Tokens the answer may take (default 2000).
+    budget_tokens: Option<usize>,
+    cursor: Option<String>,
+}
+
+/// Runs tool `name` with `args` (a JSON object); `None` when no tool has that name.
+pub fn call(served: &Served, name: &str, args: Map<String, Value>) -> Option<Result<Answer>> {
+    let args = Value::Object(args);
+    Some(match name {
+        "search" => parse(args).and_then(|a| search(served, a)),
+        "get_source" => parse(args).and_then(|a| get_source(served, a)),
+        "trace_callers" => parse(args).and_then(|a| trace(served, a, Direction::Callers)),
+        "trace_callees" => parse(args).and_then(|a| trace(served, a, Direction::Callees)),
+        "rank_files" => parse(args).and_then(|a| rank_files(served, a)),
+        "skeleton" => parse(args).and_then(|a| skeleton(served, a)),
+        "map" => parse(args).and_then(|a| map(served, a)),
+        "pack" => parse(args).and_then(|a| pack(served, a)),
+        "get_file" => parse(args).and_then(|a| get_file(served, a)),
+        "get_tree" => parse(args).and_then(|a| get_tree(served, a)),
+        "list_repos" => parse::<NoArgs>(args).map(|_| list_repos(served)),
+        "repo_stats" => parse(args).and_then(|a| repo_stats(served, a)),
+        "refresh" => parse(args).and_then(|a| refresh(served, a)),
+        _ => return None,
+    })
+}
+
+fn parse<T: serde::de::DeserializeOwned>(args: Value) -> Result<T> {
+    serde_json::from_value(args).map_err(|e| Error::invalid(format!("bad arguments: {e}")))
+}
+
+fn budget(asked: Option<usize>, default: usize) -> Result<usize> {
+    match asked {
+        None => Ok(default),
+        Some(b) if (1..=MAX_BUDGET).contains(&b) => Ok(b),
+        Some(b) => Err(Error::invalid(format!(
+            "budget_tokens {b} is out of range: 1 to {MAX_BUDGET}"
+        ))),
+    }
+}
+
+fn cursor(c: Option<&str>) -> Result<usize> {
+    match c {
+        None | Some("") => Ok(0),
+        Some(c) => c.parse().map_err(|_| {
+            Error::invalid(format!(
+                "cursor {c:?} is not one this server handed out: pass a previous answer's next_cursor"
+            ))
+        }),
+    }
+}
+
+fn limit(asked: Option<usize>, default: usize, max: usize) -> Result<usize> {
+    match asked {
+        None => Ok(default),
+        Some(n) if (1..=max).contains(&n) => Ok(n),
+        Some(n) => Err(Error::invalid(format!(
+            "limit {n} is out of range: 1 to {max}"
+        ))),
+    }
+}
+
+/// A repository-relative path made safe: no absolute paths, no `..`, no symlink on the way
+/// (a link may lead outside the repository). Returns it '/'-separated, without `.` parts.
+pub fn safe_path(repo: &Repo, path: &str) -> Result<String> {
+    let p = path.replace('\\', "/");
+    let drive = p.len() >= 2 && p.as_bytes()[1] == b':' && p.as_bytes()[0].is_ascii_alphabetic();
+    if p.starts_with('/') || drive {
+        return Err(Error::invalid(format!(
+            "{path:?} is an absolute path: pass a path relative to the repository root"
+        )));
+    }
+    let mut parts = Vec::new();
+    for part in p.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                return Err(Error::invalid(format!(
+                    "{path:?} leads outside the repository ('..' is not allowed)"
+                )))
+            }
+            part => parts.push(part),
+        }
+    }
+    if let Some(root) = &repo.root {
+        let mut at = root.clone();
+        for part in &parts {
+            at.push(part);
+            if at
+                .symlink_metadata()
+                .is_ok_and(|m| m.file_type().is_symlink())
+            {
+                return Err(Error::invalid(format!(
+                    "{path:?} goes through a symbolic link, which is not served (it may lead outside the repository)"
+                )));
+            }
+        }
+    }
+    Ok(parts.join("/"))
+}
+
+/// Text under a budget: a header, then whole items while they fit, then a footer saying
+/// what was left out and the cursor that continues.
+struct Pager {
+    tokenizer: Tokenizer,
+    budget: usize,
+    text: String,
+    used: usize,
+}
+
+struct Paged {
+    text: String,
+    tokens: usize,
+    /// Items included, from the cursor on.
+    included: usize,
+    next_cursor: Option<String>,
+}
+
+impl Pager {
+    fn new(tokenizer: Tokenizer, budget: usize, header: &str) -> Result<Pager> {
+        let used = tokenizer.count(header);
+        if used + FOOTER_RESERVE > budget {
+            return Err(Error::invalid(format!(
+                "budget_tokens {budget} is too small for this answer: its header alone takes {used} tokens"
+            )));
+        }
+        Ok(Pager {
+            tokenizer,
+            budget,
+            text: header.to_string(),
+            used,
+        })
+    }
+
+    fn room(&self) -> usize {
+        self.budget - FOOTER_RESERVE - self.used
+    }
+
+    /// Appends whole items from `start` while they fit.
+    fn page(mut self, items: &[String], start: usize, what: &str) -> Result<Paged> {
+        let mut end = start;
+        for item in &items[start.min(items.len())..] {
+            let cost = self.tokenizer.count(item);
+            if cost > self.room() {
+                break;
+            }
+            self.used += cost;
+            self.text.push_str(item);
+            end += 1;
+        }
+        if end == start && start < items.len() {
+            let need = self.tokenizer.count(&items[start]);
+            return Err(Error::invalid(format!(
+                "the next {what} alone takes {need} tokens, more than budget_tokens {} leaves: raise it",
+                self.budget
+            )));
+        }
+        let left = items.len().saturating_sub(end);
+        let next_cursor = (left > 0).then(|| end.to_string());
+        if let Some(c) = &next_cursor {
+            self.text.push_str(&format!(
+                "[{left} more {what}{} not shown: call again with cursor \"{c}\"]\n",
+                if left == 1 { "" } else { "s" }
+            ));
+        }
+        let tokens = self.tokenizer.count(&self.text);
+        debug_assert!(tokens <= self.budget);
+        Ok(Paged {
+            text: self.text,
+            tokens,
+            included: end - start,
+            next_cursor,
+        })
+    }
+}
+
+fn age_note(repo: &Repo) -> String {
+    let f = repo.freshness();
+    let mut s = match f.index_age_s {
+        Some(a) if f.watched && a < 1.0 => "index current".to_string(),
+        Some(a) => format!("index {a:.0} s old"),
+        None => "index age unknown".to_string(),
+    };
+    if let Some(e) = f.refresh_error {
+        s.push_str(&format!(
+            "; last refresh failed, serving the last good index: {e}"
+        ));
+    }
+    s
+}
+
+fn base(repo: &Repo, budget: usize, paged: &Paged) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("repo".into(), json!(repo.name));
+    m.insert("freshness".into(), json!(repo.freshness()));
+    m.insert("budget_tokens".into(), json!(budget));
+    m.insert("tokens".into(), json!(paged.tokens));
+    m.insert("next_cursor".into(), json!(paged.next_cursor));
+    m
+}
+
+fn search(served: &Served, a: SearchArgs) -> Result<Answer> {
+    let budget = budget(a.budget_tokens, 2000)?;
+    let start = cursor(a.cursor.as_deref())?;
+    let limit = limit(a.limit, SearchOptions::DEFAULT_LIMIT, 200)?;
+    let kind = a.kind.as_deref().map(str::parse).transpose()?;
+    let options = SearchOptions {
+        limit: start + limit,
+        kind,
+    };
+    let repos = served.pick_many(a.repo.as_deref())?;
+    let mut hits = Vec::new();
+    let mut unavailable = Vec::new();
+    for repo in &repos {
+        match repo.with_index(|index| index.search(&a.query, &options)) {
+            Ok(found) => hits.extend(found.into_iter().map(|h| (repo, h))),
+            Err(e) if repos.len() > 1 => {
+                unavailable.push(json!({"repo": repo.name, "error": e.to_string()}))
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    // Across repositories by score, then by name: a stable order for the cursor.
+    hits.sort_by(|(ra, a), (rb, b)| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| ra.name.cmp(&rb.name))
+            .then_with(|| a.qualified_name.cmp(&b.qualified_name))
+    });
+    hits.truncate(start + limit);
+    let many = repos.len() > 1;
+    let items: Vec<String> = hits
+        .iter()
+        .map(|(repo, h)| {
+            let mut s = format!(
+                "{} {}  {}:{}",
+                h.kind, h.qualified_name, h.path, h.start_line
+            );
+            if many {
+                s.push_str(&format!("  [{}]", repo.name));
+            }
+            s.push('\n');
+            if let Some(sig) = h.signature.as_deref().and_then(|s| s.lines().last()) {
+                s.push_str(&format!("    {}\n", sig.trim()));
+            }
+            s
+        })
+        .collect();
+    let ages: Vec<String> = repos
+        .iter()
+        .map(|r| format!("{}: {}", r.name, age_note(r)))
+        .collect();
+    let header = format!(
+        "{} hits for {:?} ({})\n",
+        hits.len(),
+        a.query,
+        ages.join(", ")
+    );
+    let paged = Pager::new(served.tokenizer, budget, &header)?.page(&items, start, "hit")?;
+    let shown: Vec<Value> = hits[start.min(hits.len())..start.min(hits.len()) + paged.included]
+        .iter()
+        .map(|(repo, h)| {
+            let mut v = json!(h);
+            v["repo"] = json!(repo.name);
+            v
+        })
+        .collect();
+    let mut m = base(repos[0], budget, &paged);
+    if many {
+        m.insert("repo".into(), Value::Null);
+        m.insert(
+            "freshness".into(),
+            json!(repos.iter().map(|r| r.freshness()).collect::<Vec<_>>()),
+        );
+    }
+    m.insert("query".into(), json!(a.query));
+    m.insert("hits".into(), Value::Array(shown));
+    if !unavailable.is_empty() {
+        m.insert("unavailable".into(), Value::Array(unavailable));
+    }
+    Ok(Answer {
+        structured: Value::Object(m),
+        text: paged.text,
+    })
+}
+
+fn get_source(served: &Served, a: SourceArgs) -> Result<Answer> {
+    let budget = budget(a.budget_tokens, 4000)?;
+    let start = cursor(a.cursor.as_deref())?;
+    let repo = served.pick(a.repo.as_deref())?;
+    let src = repo.with_index(|index| index.source(&a.qualified_name))?;
+    let mut items: Vec<String> = src.source.lines().map(|l| format!("{l}\n")).collect();
+    let source_lines = items.len();
+    items.push(format!("# callers ({})\n", src.callers.len()));
+    for l in &src.callers {
+        items.push(format!(
+            "#   {}  {:.2} {}\n",
+            l.qualified_name, l.confidence, l.strategy
+        ));
+    }
+    items.push(format!("# callees ({})\n", src.callees.len()));
+    for l in &src.callees {
+        items.push(format!(
+            "#   {}  {:.2} {}\n",
+            l.qualified_name, l.confidence, l.strategy
+        ));
+    }
+    if !src.unresolved_calls.is_empty() {
+        items.push(format!(
+            "# unresolved calls ({})\n",
+            src.unresolved_calls.len()
+        ));
+        for u in &src.unresolved_calls {
+            items.push(format!("#   {}  [{}] line {}\n", u.text, u.reason, u.line));
+        }
+    }
+    let header = format!(
+        "# {} ({}) {}:{}-{} ({})\n",
+        src.qualified_name,
+        src.kind,
+        src.path,
+        src.start_line,
+        src.end_line,
+        age_note(repo)
+    );
+    let paged = Pager::new(served.tokenizer, budget, &header)?.page(&items, start, "line")?;
+    let end = start + paged.included;
+    let shown_source: String = items[start.min(source_lines)..end.min(source_lines)].concat();
+    let mut m = base(repo, budget, &paged);
+    m.insert("qualified_name".into(), json!(src.qualified_name));
+    m.insert("kind".into(), json!(src.kind));
+    m.insert("path".into(), json!(src.path));
+    m.insert("start_line".into(), json!(src.start_line));
+    m.insert("end_line".into(), json!(src.end_line));
+    m.insert("signature".into(), json!(src.signature));
+    m.insert("docstring".into(), json!(src.docstring));
+    m.insert("source".into(), json!(shown_source));
+    m.insert(
+        "source_complete".into(),
+        json!(start == 0 && end >= source_lines),
+    );
+    if end >= items.len() {
+        m.insert("callers".into(), json!(src.callers));
+        m.insert("callees".into(), json!(src.callees));
+        m.insert("unresolved_calls".into(), json!(src.unresolved_calls));
+    }
+    Ok(Answer {
+        structured: Value::Object(m),
+        text: paged.text,
+    })
+}
+
+fn trace(served: &Served, a: TraceArgs, direction: Direction) -> Result<Answer> {
+    let budget = budget(a.budget_tokens, 2000)?;
+    let start = cursor(a.cursor.as_deref())?;
+    let depth = limit(a.depth, TraceOptions::DEFAULT_DEPTH, 10)?;
+    let repo = served.pick(a.repo.as_deref())?;
+    let options = TraceOptions {
+        depth,
+        min_confidence: a
+            .min_confidence
+            .unwrap_or(TraceOptions::DEFAULT_MIN_CONFIDENCE),
+    };
+    let t = repo.with_index(|index| index.trace(&a.qualified_name, direction, &options))?;
+    let arrow = match direction {
+        Direction::Callers => "<-",
+        Direction::Callees => "->",
+    };
+    let what = match direction {
+        Direction::Callers => "callers",
+        Direction::Callees => "callees",
+    };
+    let mut items: Vec<String> = t
+        .hops
+        .iter()
+        .map(|h| {
+            let other = match direction {
+                Direction::Callers => &h.caller,
+                Direction::Callees => &h.callee,
+            };
+            let at = h.line.map(|l| format!(":{l}")).unwrap_or_default();
+            format!(
+                "{}{arrow} {other}  {}{at}  {} {:.2} {}\n",
+                "  ".repeat(h.depth.saturating_sub(1)),
+                h.path,
+                h.kind,
+                h.confidence,
+                h.strategy
+            )
+        })
+        .collect();
+    let hops = items.len();
+    if !t.unresolved.is_empty() {
+        items.push(format!("unresolved sites ({}):\n", t.unresolved.len()));
+        items.extend(t.unresolved.iter().map(|u| {
+            format!(
+                "  {} in {}  {}:{}  [{}]\n",
+                u.text, u.caller, u.path, u.line, u.reason
+            )
+        }));
+    }
+    let header = format!(
+        "{what} of {} ({} {}:{}), depth {depth}, {hops} edges{} ({})\n",
+        t.root.qualified_name,
+        t.root.kind,
+        t.root.path,
+        t.root.line,
+        if t.truncated {
+            " (stopped at the hop limit)"
+        } else {
+            ""
+        },
+        age_note(repo)
+    );
+    let paged = Pager::new(served.tokenizer, budget, &header)?.page(&items, start, "line")?;
+    let end = start + paged.included;
+    let mut m = base(repo, budget, &paged);
+    m.insert("root".into(), json!(t.root));
+    m.insert("direction".into(), json!(t.direction));
+    m.insert("depth".into(), json!(depth));
+    m.insert("edges_total".into(), json!(hops));
+    m.insert("hops".into(), json!(t.hops[start.min(hops)..end.min(hops)]));
+    let unresolved_from = start.saturating_sub(hops + 1);
+    let unresolved_to = end.saturating_sub(hops + 1);
+    m.insert(
+        "unresolved".into(),
+        json!(
+            t.unresolved
+                [unresolved_from.min(t.unresolved.len())..unresolved_to.min(t.unresolved.len())]
+        ),
+    );
+    m.insert("truncated".into(), json!(t.truncated));
+    Ok(Answer {
+        structured: Value::Object(m),
+        text: paged.text,
+    })
+}
+
+fn rank_files(served: &Served, a: RankArgs) -> Result<Answer> {
+    let budget = budget(a.budget_tokens, 1000)?;
+    let start = cursor(a.cursor.as_deref())?;
+    let limit = limit(a.limit, crate::facade::Index::DEFAULT_RANKED_FILES, 200)?;
+    let repos = served.pick_many(a.repo.as_deref())?;
+    let mut ranked = Vec::new();
+    let mut unavailable = Vec::new();
+    for repo in &repos {
+        match repo.with_index(|index| index.rank_files(&a.query, start + limit)) {
+            Ok(found) => ranked.extend(found.into_iter().map(|f| (repo, f))),
+            Err(e) if repos.len() > 1 => {
+                unavailable.push(json!({"repo": repo.name, "error": e.to_string()}))
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    ranked.sort_by(|(ra, a), (rb, b)| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| ra.name.cmp(&rb.name))
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    ranked.truncate(start + limit);
+    let many = repos.len() > 1;
+    let items: Vec<String> = ranked
+        .iter()
+        .map(|(repo, f)| {
+            let mut s = format!("{:.4}  {}", f.score, f.path);
+            if let Some(sym) = &f.symbol {
+                s.push_str(&format!("  {sym}"));
+            }
+            if many {
+                s.push_str(&format!("  [{}]", repo.name));
+            }
+            s.push('\n');
+            s
+        })
+        .collect();
+    let ages: Vec<String> = repos
+        .iter()
+        .map(|r| format!("{}: {}", r.name, age_note(r)))
+        .collect();
+    let header = format!("files ranked for the query ({})\n", ages.join(", "));
+    let paged = Pager::new(served.tokenizer, budget, &header)?.page(&items, start, "file")?;
+    let from = start.min(ranked.len());
+    let files: Vec<Value> = ranked[from..from + paged.included]
+        .iter()
+        .map(|(repo, f)| {
+            let mut v = json!(f);
+            v["repo"] = json!(repo.name);
+            v
+        })
+        .collect();
+    let mut m = base(repos[0], budget, &paged);
+    if many {
+        m.insert("repo".into(), Value::Null);
+        m.insert(
+            "freshness".into(),
+            json!(repos.iter().map(|r| r.freshness()).collect::<Vec<_>>()),
+        );
+    }
+    m.insert("files".into(), Value::Array(files));
+    if !unavailable.is_empty() {
+        m.insert("unavailable".into(), Value::Array(unavailable));
+    }
+    Ok(Answer {
+        structured: Value::Object(m),
+        text: paged.text,
+    })
+}
+
+/// Room for a renderer under `budget` once the header line is paid for.
+fn renderer_room(served: &Served, budget: usize, header: &str) -> Result<usize> {
+    let cost = served.tokenizer.count(header);
+    budget.checked_sub(cost).filter(|r| *r >= 50).ok_or_else(|| {
+        Error::invalid(format!(
+            "budget_tokens {budget} is too small for this answer: its header alone takes {cost} tokens"
+        ))
+    })
+}
+
+fn rendered(
+    served: &Served,
+    repo: &Repo,
+    budget: usize,
+    header: String,
+    body: &str,
+    mut m: Map<String, Value>,
+) -> Answer {
+    let text = format!("{header}{body}");
+    let tokens = served.tokenizer.count(&text);
+    m.insert("repo".into(), json!(repo.name));
+    m.insert("freshness".into(), json!(repo.freshness()));
+    m.insert("budget_tokens".into(), json!(budget));
+    m.insert("tokens".into(), json!(tokens));
+    Answer {
+        structured: Value::Object(m),
+        text,
+    }
+}
+
+fn skeleton(served: &Served, a: SkeletonArgs) -> Result<Answer> {
+    let budget = budget(a.budget_tokens, 4000)?;
+    let repo = served.pick(a.repo.as_deref())?;
+    let path = a.path.as_deref().map(|p| safe_path(repo, p)).transpose()?;
+    let mode = match a.mode.as_deref() {
+        None => skeleton::Mode::Auto,
+        Some(m) => <skeleton::Mode as clap::ValueEnum>::from_str(m, true).map_err(|_| {
+            Error::invalid(format!(
+                "mode {m:?} is not one of auto, skeleton, compact, summary, deps"
+            ))
+        })?,
+    };
+    let header = format!(
+        "# skeleton of {}{} ({})\n",
+        repo.name,
+        path.as_deref()
+            .map(|p| format!(" under {p}"))
+            .unwrap_or_default(),
+        age_note(repo)
+    );
+    let room = renderer_room(served, budget, &header)?;
+    let options = skeleton::Options {
+        budget: room,
+        mode,
+        path_prefix: path.clone(),
+        tokenizer: served.tokenizer,
+        show_dropped: true,
+    };
+    let s = repo.with_index(|index| index.skeleton(&options))?;
+    let mut m = Map::new();
+    m.insert("path".into(), json!(path));
+    m.insert("mode".into(), json!(s.mode));
+    m.insert("files_total".into(), json!(s.files_total));
+    m.insert("files_included".into(), json!(s.account.included));
+    m.insert("dropped_files".into(), json!(s.dropped_files));
+    Ok(rendered(served, repo, budget, header, &s.text, m))
+}
+
+fn map(served: &Served, a: MapArgs) -> Result<Answer> {
+    let budget = budget(a.budget_tokens, repomap::Options::DEFAULT_BUDGET)?;
+    let repo = served.pick(a.repo.as_deref())?;
+    let header = format!("# map of {} ({})\n", repo.name, age_note(repo));
+    let room = renderer_room(served, budget, &header)?;
+    let options = repomap::Options {
+        budget: room,
+        focus: a.focus.unwrap_or_default(),
+        query: a.query,
+        format: repomap::Format::Text,
+        tokenizer: served.tokenizer,
+        show_dropped: true,
+    };
+    let r = repo.with_index(|index| index.map(&options))?;
+    let mut m = Map::new();
+    m.insert("definitions_total".into(), json!(r.definitions_total));
+    m.insert("focus".into(), json!(r.focus));
+    m.insert("query".into(), json!(r.query));
+    m.insert("entries".into(), json!(r.entries));
+    m.insert("dropped".into(), json!(r.account.dropped));
+    m.insert("dropped_top".into(), json!(r.dropped_top));
+    Ok(rendered(served, repo, budget, header, &r.text, m))
+}
+
+fn pack(served: &Served, a: PackArgs) -> Result<Answer> {
+    let budget = budget(a.budget_tokens, pack::Options::DEFAULT_BUDGET)?;
+    let target_count = [
+        a.query.is_some(),
+        a.qualified_name.is_some(),
+        a.path.is_some(),
+    ]
+    .iter()
+    .filter(|x| **x)
+    .count();
+    if target_count != 1 {
+        return Err(Error::invalid(
+            "pass exactly one of query, qualified_name or path",
+        ));
+    }
+    let repos = match (&a.query, a.repo.as_deref()) {
+        (Some(_), None) => served.pick_many(None)?,
+        _ => vec![served.pick(a.repo.as_deref())?],
+    };
+    let share = budget / repos.len();
+    let mut text = String::new();
+    let mut parts = Vec::new();
+    for repo in &repos {
+        let target = match (&a.query, &a.qualified_name, &a.path) {
+            (Some(q), _, _) => pack::Target::Query(q.clone()),
+            (_, Some(qn), _) => pack::Target::Entry(qn.clone()),
+            (_, _, Some(p)) => pack::Target::Entry(safe_path(repo, p)?),
+            _ => unreachable!("one target checked above"),
+        };
+        let header = format!("# pack from {} ({})\n", repo.name, age_note(repo));
+        let room = renderer_room(served, share, &header)?;
+        let options = pack::Options {
+            target,
+            budget: room,
+            signatures_only: a.signatures_only.unwrap_or(false),
+            format: pack::Format::Markdown,
+            tokenizer: served.tokenizer,
+            show_dropped: true,
+        };
+        match repo.with_index(|index| index.pack(&options)) {
+            Ok(p) => {
+                text.push_str(&header);
+                text.push_str(&p.text);
+                let files: Vec<Value> = p
+                    .files
+                    .iter()
+                    .map(|f| {
+                        json!({
+                            "path": f.path,
+                            "language": f.language,
+                            "symbols": f.symbols.iter().map(|s| json!({
+                                "qualified_name": s.qualified_name,
+                                "kind": s.kind,
+                                "start_line": s.start_line,
+                                "end_line": s.end_line,
+                                "reason": s.reason,
+                                "rendering": s.rendering,
+                            })).collect::<Vec<_>>(),
+                        })
+                    })
+                    .collect();
+                parts.push(json!({
+                    "repo": repo.name,
+                    "freshness": repo.freshness(),
+                    "tokens": p.account.tokens,
+                    "code_tokens": p.code_tokens,
+                    "included": p.account.included,
+                    "dropped": p.account.dropped,
+                    "roots": p.roots,
+                    "roots_included": p.roots_included,
+                    "files": files,
+                    "dropped_top": p.dropped_top,
+                }));
+            }
+            Err(e) if repos.len() > 1 => {
+                parts.push(json!({"repo": repo.name, "error": e.to_string()}))
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    let tokens = served.tokenizer.count(&text);
+    let structured = json!({
+        "budget_tokens": budget,
+        "tokens": tokens,
+        "packs": parts,
+    });
+    Ok(Answer { structured, text })
+}
+
+fn get_file(served: &Served, a: FileArgs) -> Result<Answer> {
+    let budget = budget(a.budget_tokens, 4000)?;
+    let repo = served.pick(a.repo.as_deref())?;
+    let path = safe_path(repo, &a.path)?;
+    let file = repo.with_index(|index| index.file(&path))?;
+    let lines: Vec<String> = file
+        .content
+        .split_inclusive('\n')
+        .map(str::to_string)
+        .collect();
+    let first = a.start_line.unwrap_or(1).max(1);
+    let last = a.end_line.unwrap_or(lines.len()).min(lines.len());
+    if first > last.max(1) || (lines.is_empty() && first > 1) {
+        return Err(Error::invalid(format!(
+            "lines {first}-{last} are not in {path}, which has {} lines",
+            lines.len()
+        )));
+    }
+    let window = &lines[(first - 1).min(lines.len())..last];
+    let start = cursor(a.cursor.as_deref())?;
+    let header = format!(
+        "# {} ({}, {} lines; from line {}) ({})\n",
+        file.path,
+        file.language,
+        lines.len(),
+        first + start,
+        age_note(repo)
+    );
+    let paged = Pager::new(served.tokenizer, budget, &header)?.page(window, start, "line")?;
+    let shown_from = first + start;
+    let shown_to = shown_from + paged.included;
+    let mut m = base(repo, budget, &paged);
+    m.insert("path".into(), json!(file.path));
+    m.insert("language".into(), json!(file.language));
+    m.insert("lines_total".into(), json!(lines.len()));
+    m.insert("start_line".into(), json!(shown_from));
+    m.insert("end_line".into(), json!(shown_to.saturating_sub(1)));
+    m.insert(
+        "content".into(),
+        json!(window[start.min(window.len())..(start + paged.included).min(window.len())].concat()),
+    );
+    Ok(Answer {
+        structured: Value::Object(m),
+        text: paged.text,
+    })
+}
+
+fn get_tree(served: &Served, a: TreeArgs) -> Result<Answer> {
+    let budget = budget(a.budget_tokens, 2000)?;
+    let depth = limit(a.depth, 2, 20)?;
+    let start = cursor(a.cursor.as_deref())?;
+    let repo = served.pick(a.repo.as_deref())?;
+    let prefix = a
+        .prefix
+        .as_deref()
+        .map(|p| safe_path(repo, p))
+        .transpose()?
+        .unwrap_or_default();
+    let dir = if prefix.is_empty() {
+        String::new()
+    } else {
+        format!("{prefix}/")
+    };
+    let files = repo.with_index(|index| index.files(&dir))?;
+    if files.is_empty() && !prefix.is_empty() {
+        return Err(Error::NotFound { name: prefix });
+    }
+    // Entries to `depth` levels below the folder; deeper files count towards their folder.
+    let mut entries: Vec<(String, Value)> = Vec::new();
+    let mut folder_counts: std::collections::BTreeMap<String, usize> = Default::default();
+    for f in &files {
+        let rel = &f.path[dir.len()..];
+        let parts: Vec<&str> = rel.split('/').collect();
+        if parts.len() <= depth {
+            entries.push((
+                f.path.clone(),
+                json!({"path": f.path, "type": "file", "language": f.language, "lines": f.lines, "size": f.size}),
+            ));
+        } else {
+            let folder = format!("{dir}{}/", parts[..depth].join("/"));
+            *folder_counts.entry(folder).or_default() += 1;
+        }
+    }
+    for (folder, n) in folder_counts {
+        entries.push((
+            folder.clone(),
+            json!({"path": folder, "type": "folder", "files": n}),
+        ));
+    }
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    let items: Vec<String> = entries
+        .iter()
+        .map(|(path, v)| {
+            let rel = &path[dir.len()..];
+            let level = rel.trim_end_matches('/').matches('/').count();
+            let name = rel.trim_end_matches('/').rsplit('/').next().unwrap_or(rel);
+            if v["type"] == "folder" {
+                format!("{}{name}/  ({} files)\n", "  ".repeat(level), v["files"])
+            } else {
+                format!(
+                    "{}{name}  {} {} lines\n",
+                    "  ".repeat(level),
+                    v["language"].as_str().unwrap_or(""),
+                    v["lines"]
+                )
+            }
+        })
+        .collect();
+    let header = format!(
+        "# {}/{} ({} files) ({})\n",
+        repo.name,
+        prefix,
+        files.len(),
+        age_note(repo)
+    );
+    let paged = Pager::new(served.tokenizer, budget, &header)?.page(&items, start, "entry")?;
+    let from = start.min(entries.len());
+    let mut m = base(repo, budget, &paged);
+    m.insert("prefix".into(), json!(prefix));
+    m.insert("files_total".into(), json!(files.len()));
+    m.insert(
+        "entries".into(),
+        Value::Array(
+            entries[from..from + paged.included]
+                .iter()
+                .map(|(_, v)| v.clone())
+                .collect(),
+        ),
+    );
+    Ok(Answer {
+        structured: Value::Object(m),
+        text: paged.text,
+    })
+}
+
+fn list_repos(served: &Served) -> Answer {
+    let infos: Vec<_> = served.repos.iter().map(|r| r.info()).collect();
+    let mut text = format!("{} repositories served\n", infos.len());
+    for i in &infos {
+        let where_ = i
+            .url
+            .clone()
+            .or(i.root.clone())
+            .or(i.location.clone())
+            .unwrap_or_default();
+        text.push_str(&format!("{} ({}) {}", i.name, i.kind, where_));
+        match (&i.error, &i.freshness.index_age_s) {
+            (Some(e), _) => text.push_str(&format!("  UNAVAILABLE: {e}")),
+            (None, Some(a)) => text.push_str(&format!("  index {a:.0} s old")),
+            (None, None) => {}
+        }
+        if let Some(e) = &i.freshness.refresh_error {
+            text.push_str(&format!("  last refresh failed: {e}"));
+        }
+        if let Some(e) = &i.fetch_error {
+            text.push_str(&format!("  last fetch failed: {e}"));
+        }
+        text.push('\n');
+    }
+    Answer {
+        structured: json!({ "repos": infos }),
+        text,
+    }
+}
+
+fn repo_stats(served: &Served, a: RepoArgs) -> Result<Answer> {
+    let repo = served.pick(a.repo.as_deref())?;
+    let status = repo.with_index(|index| index.status())?;
+    let info = repo.info();
+    let g = &status.graph;
+    let text = format!(
+        "{} ({}): {} files, {} definitions, {} references, {} edges; languages: {}\ncall graph: {}\n{}\n",
+        repo.name,
+        info.kind,
+        status.files,
+        status.nodes,
+        status.refs,
+        status.edges,
+        status
+            .languages
+            .iter()
+            .map(|(l, n)| format!("{l} {n}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        serde_json::to_string(g).unwrap_or_default(),
+        age_note(repo)
+    );
+    Ok(Answer {
+        structured: json!({ "repo": info, "status": status }),
+        text,
+    })
+}
+
+fn refresh(served: &Served, a: RepoArgs) -> Result<Answer> {
+    let repo: &Arc<Repo> = served.pick(a.repo.as_deref())?;
+    let started = std::time::Instant::now();
+    repo.refresh_now()?;
+    let ms = started.elapsed().as_millis();
+    Ok(Answer {
+        structured: json!({ "repo": repo.name, "freshness": repo.freshness(), "elapsed_ms": ms }),
+        text: format!("{} refreshed in {ms} ms\n", repo.name),
+    })
+}
