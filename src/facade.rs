@@ -210,8 +210,9 @@ pub struct Index {
     conn: RefCell<Connection>,
     /// Which file `conn` has open, to notice when a rebuild renamed another into its place.
     opened: Cell<Option<FileIdentity>>,
-    /// The definitions graph, with the `PRAGMA data_version` it was read at.
-    graph: RefCell<Option<(i64, Arc<Repo>)>>,
+    /// Definitions graphs (the whole repository's, under the empty prefix, and those of
+    /// the path prefixes asked for last), with the `PRAGMA data_version` they were read at.
+    graphs: RefCell<Vec<(i64, String, Arc<Repo>)>>,
     /// Tokenizers already loading or loaded (their tables live as long as the process).
     warmed: Cell<[bool; 2]>,
     /// How `refresh` re-indexes: the root and the options of the build.
@@ -262,7 +263,7 @@ impl Index {
             location,
             db,
             conn: RefCell::new(conn),
-            graph: RefCell::new(None),
+            graphs: RefCell::new(Vec::new()),
             warmed: Cell::new([false; 2]),
             build: None,
         }
@@ -431,15 +432,8 @@ impl Index {
     /// The repository as signatures grouped by file, under a token budget.
     pub fn skeleton(&self, options: &skeleton::Options) -> Result<skeleton::Skeleton> {
         self.warm(options.tokenizer);
-        if options
-            .path_prefix
-            .as_deref()
-            .is_some_and(|p| !p.is_empty())
-        {
-            // A part of the repository: its own graph, not kept.
-            return self.read(|conn| skeleton::render(conn, options));
-        }
-        self.with_graph(|conn, repo| skeleton::render_in(conn, repo, options))
+        let prefix = options.path_prefix.as_deref().unwrap_or("");
+        self.with_graph_of(prefix, |conn, repo| skeleton::render_in(conn, repo, options))
     }
 
     /// The definitions that matter most (personalized PageRank), under a token budget.
@@ -490,14 +484,11 @@ impl Index {
             if now.is_some() && now != self.opened.get() {
                 *self.conn.borrow_mut() = store::open(db, Mode::ReadOnly)?;
                 self.opened.set(now);
-                *self.graph.borrow_mut() = None;
+                self.graphs.borrow_mut().clear();
             }
         }
         let version = self.data_version()?;
-        let mut graph = self.graph.borrow_mut();
-        if graph.as_ref().is_some_and(|(v, _)| *v != version) {
-            *graph = None;
-        }
+        self.graphs.borrow_mut().retain(|(v, _, _)| *v == version);
         Ok(version)
     }
 
@@ -512,18 +503,39 @@ impl Index {
     /// Runs `f` on the current database and its whole definitions graph, which is read once
     /// per database version.
     fn with_graph<T>(&self, f: impl FnOnce(&Connection, &Repo) -> anyhow::Result<T>) -> Result<T> {
+        self.with_graph_of("", f)
+    }
+
+    /// `with_graph` for the files under a path prefix (the whole repository for ""). The
+    /// graphs of the last few prefixes are kept besides the whole one.
+    fn with_graph_of<T>(
+        &self,
+        prefix: &str,
+        f: impl FnOnce(&Connection, &Repo) -> anyhow::Result<T>,
+    ) -> Result<T> {
+        const PREFIXES_KEPT: usize = 8;
         let version = self.current()?;
         let conn = self.conn.borrow();
         let cached = self
-            .graph
+            .graphs
             .borrow()
-            .as_ref()
-            .map(|(_, repo)| Arc::clone(repo));
+            .iter()
+            .find(|(_, p, _)| p == prefix)
+            .map(|(_, _, repo)| Arc::clone(repo));
         let repo = match cached {
             Some(repo) => repo,
             None => {
-                let repo = Arc::new(Repo::load(&conn, None)?);
-                *self.graph.borrow_mut() = Some((version, Arc::clone(&repo)));
+                let repo = Arc::new(Repo::load(&conn, Some(prefix).filter(|p| !p.is_empty()))?);
+                let mut graphs = self.graphs.borrow_mut();
+                graphs.push((version, prefix.to_string(), Arc::clone(&repo)));
+                // Oldest prefixes go first; the whole repository's graph stays.
+                while graphs.iter().filter(|(_, p, _)| !p.is_empty()).count() > PREFIXES_KEPT {
+                    let oldest = graphs
+                        .iter()
+                        .position(|(_, p, _)| !p.is_empty())
+                        .expect("counted above");
+                    graphs.remove(oldest);
+                }
                 repo
             }
         };

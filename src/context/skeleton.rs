@@ -105,13 +105,8 @@ const DROPPED_ROOM: usize = 5;
 const MIN_ITEM_TOKENS: usize = 3;
 
 /// Renders the repository (or the files under `opts.path_prefix`) in `opts.mode`, within
-/// `opts.budget` tokens.
-pub fn render(conn: &Connection, opts: &Options) -> Result<Skeleton> {
-    render_in(conn, &Repo::load(conn, opts.path_prefix.as_deref())?, opts)
-}
-
-/// `render` on a graph already in memory: `repo` must be `conn`'s, loaded with the same
-/// path prefix as `opts.path_prefix`.
+/// `opts.budget` tokens, from its graph: `repo` must be `conn`'s, loaded with the same path
+/// prefix as `opts.path_prefix`.
 pub fn render_in(conn: &Connection, repo: &Repo, opts: &Options) -> Result<Skeleton> {
     if repo.files.is_empty() {
         match opts.path_prefix.as_deref() {

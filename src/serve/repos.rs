@@ -9,7 +9,7 @@ use crate::facade::{ArtifactWrite, Index, IndexOptions};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
 /// How often a tree is stat-checked when no watcher reports its changes, and how soon a
@@ -29,13 +29,23 @@ pub struct Repo {
     location: Option<PathBuf>,
     /// The index that refreshes (trees and remotes); its lock orders refreshes.
     refresher: Option<Mutex<Index>>,
-    /// Open indexes for readers, one per concurrent call.
-    readers: Mutex<Vec<Index>>,
+    /// Open indexes for readers, one per concurrent call, at most `max_readers`.
+    readers: Mutex<Pool>,
+    reader_free: Condvar,
     max_readers: usize,
+    /// The index whose definitions graph the renderers use.
+    graph_index: Mutex<Option<Index>>,
     /// Set by the watcher (or a fetch) when the tree changed since the last refresh.
     dirty: Arc<AtomicBool>,
     watcher: Mutex<Option<notify::RecommendedWatcher>>,
     state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct Pool {
+    idle: Vec<Index>,
+    /// Readers open, idle or busy.
+    open: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -123,8 +133,10 @@ impl Repo {
             root: None,
             location: None,
             refresher: None,
-            readers: Mutex::new(Vec::new()),
+            readers: Mutex::new(Pool::default()),
+            reader_free: Condvar::new(),
             max_readers: max_readers.max(1),
+            graph_index: Mutex::new(None),
             dirty: Arc::new(AtomicBool::new(false)),
             watcher: Mutex::new(None),
             state: Mutex::new(State {
@@ -152,7 +164,9 @@ impl Repo {
         self.max_readers = 1;
         self.location = Some(path.to_path_buf());
         lock(&self.state).fresh_at = std::fs::metadata(path).and_then(|m| m.modified()).ok();
-        lock(&self.readers).push(index);
+        let mut pool = lock(&self.readers);
+        pool.idle.push(index);
+        pool.open = 1;
         Ok(())
     }
 
@@ -243,46 +257,66 @@ impl Repo {
         }
     }
 
-    /// Runs `f` on an index of this repository, fresh first.
-    pub fn with_index<T>(&self, f: impl FnOnce(&Index) -> Result<T>) -> Result<T> {
-        if let Some(e) = lock(&self.state).open_error.clone() {
-            return Err(Error::NoIndex {
+    fn check_open(&self) -> Result<()> {
+        match lock(&self.state).open_error.clone() {
+            Some(e) => Err(Error::NoIndex {
                 message: format!("repository {} has no usable index: {e}", self.name),
-            });
+            }),
+            None => Ok(()),
         }
+    }
+
+    /// Runs `f` on one of the readers of this repository (fresh first), waiting for one
+    /// when all are busy: the number of open connections stays bounded under any load.
+    pub fn with_index<T>(&self, f: impl FnOnce(&Index) -> Result<T>) -> Result<T> {
+        self.check_open()?;
         self.ensure_fresh();
-        let index = lock(&self.readers).pop();
-        let index = match index {
-            Some(index) => index,
-            None => {
-                let location = self
-                    .location
-                    .as_ref()
-                    .expect("set when the repository opened");
-                if self.max_readers == 1 {
-                    // The one reader is busy: wait for it rather than open another copy.
-                    return self.wait_for_reader(f);
+        let index = {
+            let mut pool = lock(&self.readers);
+            loop {
+                if let Some(index) = pool.idle.pop() {
+                    break index;
                 }
-                Index::open(location)?
+                if pool.open < self.max_readers {
+                    pool.open += 1;
+                    drop(pool);
+                    let location = self.location.as_ref().expect("set when the repository opened");
+                    match Index::open(location) {
+                        Ok(index) => break index,
+                        Err(e) => {
+                            lock(&self.readers).open -= 1;
+                            self.reader_free.notify_one();
+                            return Err(e);
+                        }
+                    }
+                }
+                pool = self
+                    .reader_free
+                    .wait(pool)
+                    .unwrap_or_else(|p| p.into_inner());
             }
         };
         let answer = f(&index);
-        let mut readers = lock(&self.readers);
-        if readers.len() < self.max_readers {
-            readers.push(index);
-        }
+        lock(&self.readers).idle.push(index);
+        self.reader_free.notify_one();
         answer
     }
 
-    fn wait_for_reader<T>(&self, f: impl FnOnce(&Index) -> Result<T>) -> Result<T> {
-        loop {
-            if let Some(index) = lock(&self.readers).pop() {
-                let answer = f(&index);
-                lock(&self.readers).push(index);
-                return answer;
-            }
-            std::thread::sleep(Duration::from_millis(2));
+    /// Runs `f` on the index that keeps the definitions graph in memory (skeleton, map,
+    /// pack): one per repository, so the graph is held once and loaded once per change.
+    pub fn with_graph_index<T>(&self, f: impl FnOnce(&Index) -> Result<T>) -> Result<T> {
+        if self.refresher.is_none() {
+            // An artifact's one reader holds the graph as well.
+            return self.with_index(f);
         }
+        self.check_open()?;
+        self.ensure_fresh();
+        let mut slot = lock(&self.graph_index);
+        if slot.is_none() {
+            let location = self.location.as_ref().expect("set when the repository opened");
+            *slot = Some(Index::open(location)?);
+        }
+        f(slot.as_ref().expect("opened above"))
     }
 
     pub fn freshness(&self) -> Freshness {
