@@ -6,7 +6,8 @@
 //!
 //!     cargo bench --bench mcp_load -- ~/.cache/indexer-corpora/django
 //!
-//! Environment: CLIENTS (default 8), CALLS (default 2000), LIMIT_S (default 600, the run's
+//! Environment: CLIENTS (default 8), CALLS (default 2000), WARMUP (calls of the mix made
+//! before the measured ones, default a tenth of CALLS), LIMIT_S (default 600, the run's
 //! time bound). The corpus is indexed first into a temporary cache (an existing index of it
 //! there is reused), so the first run includes a cold index.
 
@@ -228,54 +229,15 @@ fn main() {
         let (tool, args, _) = mix.pick(i, i);
         call(&agent, &server.url, i, tool, &args).expect("warm-up call");
     }
+    // Then the mix itself, concurrently, until the caches it fills are full: the memory
+    // after this is the steady state the run is compared with.
+    let warmup = env_usize("WARMUP", calls / 10);
+    run_phase(&agent, &server.url, &mix, clients, warmup, 0, limit);
     let warm_peak = peak_rss_kb(pid);
-
-    let next = Arc::new(AtomicUsize::new(0));
-    let samples: Arc<Mutex<Vec<(&'static str, f64)>>> = Arc::default();
-    let failures: Arc<Mutex<Vec<String>>> = Arc::default();
     let started = Instant::now();
-    let workers: Vec<_> = (0..clients)
-        .map(|_| {
-            let (next, samples, failures, mix, url) = (
-                Arc::clone(&next),
-                Arc::clone(&samples),
-                Arc::clone(&failures),
-                Arc::clone(&mix),
-                server.url.clone(),
-            );
-            let agent = agent.clone();
-            std::thread::spawn(move || loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= calls || started.elapsed() > limit {
-                    return;
-                }
-                let (tool, args, budget) = mix.pick(i, i / mix.kinds());
-                let t = Instant::now();
-                let outcome = call(&agent, &url, i + 1000, tool, &args);
-                let ms = t.elapsed().as_secs_f64() * 1000.0;
-                match outcome {
-                    Ok(r) => {
-                        let tokens = r["tokens"].as_u64().unwrap_or(0) as usize;
-                        if tokens > budget {
-                            failures
-                                .lock()
-                                .unwrap()
-                                .push(format!("{tool}: {tokens} tokens over its budget {budget}"));
-                        }
-                        samples.lock().unwrap().push((tool, ms));
-                    }
-                    Err(e) => failures.lock().unwrap().push(e),
-                }
-            })
-        })
-        .collect();
-    for w in workers {
-        w.join().expect("client thread");
-    }
+    let (samples, failures) = run_phase(&agent, &server.url, &mix, clients, calls, warmup, limit);
     let wall = started.elapsed();
     let run_peak = peak_rss_kb(pid);
-    let samples = samples.lock().unwrap();
-    let failures = failures.lock().unwrap();
 
     println!(
         "\n{} calls by {clients} clients in {:.1} s ({:.0} calls/s), {} failed",
@@ -314,6 +276,68 @@ fn main() {
     if !failures.is_empty() {
         std::process::exit(1);
     }
+}
+
+type Samples = Vec<(&'static str, f64)>;
+
+/// `calls` calls of the mix from `clients` threads, the `i`th call being the mix's
+/// `offset + i`th: the latency of each answer, and every failure (an error, an answer over
+/// its budget).
+fn run_phase(
+    agent: &ureq::Agent,
+    url: &str,
+    mix: &Arc<Mix>,
+    clients: usize,
+    calls: usize,
+    offset: usize,
+    limit: Duration,
+) -> (Samples, Vec<String>) {
+    let next = Arc::new(AtomicUsize::new(0));
+    let samples: Arc<Mutex<Samples>> = Arc::default();
+    let failures: Arc<Mutex<Vec<String>>> = Arc::default();
+    let started = Instant::now();
+    let workers: Vec<_> = (0..clients)
+        .map(|_| {
+            let (next, samples, failures, mix, url) = (
+                Arc::clone(&next),
+                Arc::clone(&samples),
+                Arc::clone(&failures),
+                Arc::clone(mix),
+                url.to_string(),
+            );
+            let agent = agent.clone();
+            std::thread::spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= calls || started.elapsed() > limit {
+                    return;
+                }
+                let n = offset + i;
+                let (tool, args, budget) = mix.pick(n, n / mix.kinds());
+                let t = Instant::now();
+                let outcome = call(&agent, &url, n + 1000, tool, &args);
+                let ms = t.elapsed().as_secs_f64() * 1000.0;
+                match outcome {
+                    Ok(r) => {
+                        let tokens = r["tokens"].as_u64().unwrap_or(0) as usize;
+                        if tokens > budget {
+                            failures
+                                .lock()
+                                .unwrap()
+                                .push(format!("{tool}: {tokens} tokens over its budget {budget}"));
+                        }
+                        samples.lock().unwrap().push((tool, ms));
+                    }
+                    Err(e) => failures.lock().unwrap().push(e),
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().expect("client thread");
+    }
+    let samples = std::mem::take(&mut *samples.lock().unwrap());
+    let failures = std::mem::take(&mut *failures.lock().unwrap());
+    (samples, failures)
 }
 
 /// The calls of the mix, in a fixed rotation: what an agent asks most (search, source,

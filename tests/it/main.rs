@@ -40,6 +40,8 @@ mod lang_ruby;
 mod lang_rust;
 mod lang_scala;
 mod lang_swift;
+#[cfg(unix)]
+mod mcp;
 mod no_room;
 mod pack;
 mod redaction;
