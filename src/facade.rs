@@ -433,7 +433,9 @@ impl Index {
     pub fn skeleton(&self, options: &skeleton::Options) -> Result<skeleton::Skeleton> {
         self.warm(options.tokenizer);
         let prefix = options.path_prefix.as_deref().unwrap_or("");
-        self.with_graph_of(prefix, |conn, repo| skeleton::render_in(conn, repo, options))
+        self.with_graph_of(prefix, |conn, repo| {
+            skeleton::render_in(conn, repo, options)
+        })
     }
 
     /// The definitions that matter most (personalized PageRank), under a token budget.

@@ -108,15 +108,16 @@ struct ServeArgs {
     /// origins are always allowed)
     #[arg(long = "allow-origin", value_name = "ORIGIN")]
     allowed_origins: Vec<String>,
-    /// Fetch remote repositories this often (seconds, or with an s, m or h suffix)
-    #[arg(long, value_name = "DURATION", default_value = "15m", value_parser = parse_duration)]
-    refresh_interval: std::time::Duration,
+    /// Fetch remote repositories this often, jittered by 10% (seconds, or with an s, m or h
+    /// suffix; default 15m)
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    refresh_interval: Option<std::time::Duration>,
     /// Never fetch remote repositories in the background
     #[arg(long)]
     no_auto_refresh: bool,
-    /// Abandon a tool call after this long (seconds, or with an s, m or h suffix)
-    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
-    call_timeout: std::time::Duration,
+    /// Abandon a tool call after this long (seconds, or with an s, m or h suffix; default 60s)
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    call_timeout: Option<std::time::Duration>,
 }
 
 #[derive(Subcommand)]
@@ -158,6 +159,9 @@ fn parse_duration(s: &str) -> std::result::Result<std::time::Duration, String> {
         "h" => n * 3600,
         _ => return Err(format!("{s:?} is not a duration like 90s, 15m or 2h")),
     };
+    if secs == 0 {
+        return Err("a duration must be at least one second".into());
+    }
     Ok(std::time::Duration::from_secs(secs))
 }
 
@@ -482,13 +486,18 @@ fn run(cli: Cli) -> Result<()> {
 fn serve(args: ServeArgs) -> Result<()> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let entries = codebase_indexer::serve::entries_to_serve(&args.repos, &cwd)?;
+    let defaults = codebase_indexer::serve::ServeOptions::default();
     let options = codebase_indexer::serve::ServeOptions {
         http: args.http,
         token: args.token,
         allowed_origins: args.allowed_origins,
-        call_timeout: args.call_timeout,
-        remote_refresh: (!args.no_auto_refresh).then_some(args.refresh_interval),
-        ..Default::default()
+        call_timeout: args.call_timeout.unwrap_or(defaults.call_timeout),
+        remote_refresh: match (args.no_auto_refresh, args.refresh_interval) {
+            (true, _) => None,
+            (false, Some(every)) => Some(every),
+            (false, None) => defaults.remote_refresh,
+        },
+        ..defaults
     };
     Ok(codebase_indexer::serve::serve(entries, options)?)
 }

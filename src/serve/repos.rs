@@ -317,7 +317,11 @@ impl Repo {
     }
 
     fn open_reader(&self) -> Result<Index> {
-        Index::open(self.location.as_ref().expect("set when the repository opened"))
+        Index::open(
+            self.location
+                .as_ref()
+                .expect("set when the repository opened"),
+        )
     }
 
     /// Runs `f` on one of this repository's readers, fresh first.

@@ -1002,20 +1002,22 @@ fn get_tree(served: &Served, a: TreeArgs) -> Result<Answer> {
     if files.is_empty() && !prefix.is_empty() {
         return Err(Error::NotFound { name: prefix });
     }
-    // Entries to `depth` levels below the folder; deeper files count towards their folder.
+    // Files to `depth` levels below the folder, and every folder on the way with the count
+    // of all files under it (deeper files are only counted).
     let mut entries: Vec<(String, Value)> = Vec::new();
     let mut folder_counts: std::collections::BTreeMap<String, usize> = Default::default();
     for f in &files {
         let rel = &f.path[dir.len()..];
         let parts: Vec<&str> = rel.split('/').collect();
+        for level in 1..parts.len().min(depth + 1) {
+            let folder = format!("{dir}{}/", parts[..level].join("/"));
+            *folder_counts.entry(folder).or_default() += 1;
+        }
         if parts.len() <= depth {
             entries.push((
                 f.path.clone(),
                 json!({"path": f.path, "type": "file", "language": f.language, "lines": f.lines, "size": f.size}),
             ));
-        } else {
-            let folder = format!("{dir}{}/", parts[..depth].join("/"));
-            *folder_counts.entry(folder).or_default() += 1;
         }
     }
     for (folder, n) in folder_counts {
@@ -1072,7 +1074,10 @@ fn get_tree(served: &Served, a: TreeArgs) -> Result<Answer> {
 
 fn list_repos(served: &Served) -> Answer {
     let infos: Vec<_> = served.repos.iter().map(|r| r.info()).collect();
-    let mut text = format!("{} repositories served\n", infos.len());
+    let mut text = match infos.len() {
+        1 => "1 repository served\n".to_string(),
+        n => format!("{n} repositories served\n"),
+    };
     for i in &infos {
         let where_ = i
             .url
