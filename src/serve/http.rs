@@ -61,8 +61,10 @@ async fn guard(State(g): State<Arc<Guard>>, request: Request, next: Next) -> Res
             .headers()
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .unwrap_or("");
+            // The scheme is case-insensitive (RFC 9110, section 11.1).
+            .and_then(|v| v.split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map_or("", |(_, t)| t.trim_start());
         if !bool::from(sent.as_bytes().ct_eq(token.as_bytes())) {
             let mut r =
                 (StatusCode::UNAUTHORIZED, "a valid bearer token is required").into_response();

@@ -184,7 +184,10 @@ pub fn default_name(path_or_url: &str) -> String {
         .rsplit(['/', '\\', ':'])
         .next()
         .unwrap_or("");
-    let last = last.strip_suffix(".git").unwrap_or(last);
+    let last = [".git", ".db.zst", ".zst"]
+        .iter()
+        .find_map(|suffix| last.strip_suffix(suffix))
+        .unwrap_or(last);
     let cleaned: String = last
         .chars()
         .map(|c| {
@@ -216,6 +219,7 @@ mod tests {
         assert_eq!(default_name("git@github.com:pallets/flask"), "flask");
         assert_eq!(default_name("/home/me/src/my repo/"), "my_repo");
         assert_eq!(default_name("/"), "repo");
+        assert_eq!(default_name("/builds/shop.db.zst"), "shop");
     }
 
     #[test]

@@ -1073,6 +1073,10 @@ fn get_tree(served: &Served, a: TreeArgs) -> Result<Answer> {
 }
 
 fn list_repos(served: &Served) -> Answer {
+    // Fresh first, as every answer: an error that has cleared is not reported.
+    for repo in &served.repos {
+        repo.ensure_fresh();
+    }
     let infos: Vec<_> = served.repos.iter().map(|r| r.info()).collect();
     let mut text = match infos.len() {
         1 => "1 repository served\n".to_string(),
