@@ -167,7 +167,7 @@ pub fn create(path: &Path, mode: Mode) -> Result<Connection> {
 fn configure(conn: &Connection, path: &Path, mode: Mode) -> Result<()> {
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
     let pragmas = match mode {
-        Mode::ReadOnly => "PRAGMA query_only = ON; PRAGMA cache_size = -65536;",
+        Mode::ReadOnly => "PRAGMA query_only = ON; PRAGMA cache_size = -16384;",
         Mode::ReadWrite => {
             // Memory-mapped reads: resolution reads every definition on each run.
             "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA mmap_size = 1073741824; \
