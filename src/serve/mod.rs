@@ -119,15 +119,6 @@ impl Served {
             None => Ok(self.repos.iter().collect()),
         }
     }
-
-    /// Runs a tool; `None` when no tool has that name.
-    pub fn call(
-        &self,
-        tool: &str,
-        args: serde_json::Map<String, serde_json::Value>,
-    ) -> Option<Result<(serde_json::Value, String)>> {
-        tools::call(self, tool, args).map(|r| r.map(|a| (a.structured, a.text)))
-    }
 }
 
 /// The names of the tools, in the order `tools/list` gives them.
