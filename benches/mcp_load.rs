@@ -168,6 +168,20 @@ fn peak_rss_kb(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
+/// The server's resident memory now, anonymous (heap) and file-backed (mapped database
+/// pages), in KiB.
+fn rss_split_kb(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1).and_then(|n| n.parse().ok()))
+            .unwrap_or(0)
+    };
+    (field("RssAnon:"), field("RssFile:"))
+}
+
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return f64::NAN;
@@ -234,10 +248,12 @@ fn main() {
     let warmup = env_usize("WARMUP", calls / 10);
     run_phase(&agent, &server.url, &mix, clients, warmup, 0, limit);
     let warm_peak = peak_rss_kb(pid);
+    let warm_split = rss_split_kb(pid);
     let started = Instant::now();
     let (samples, failures) = run_phase(&agent, &server.url, &mix, clients, calls, warmup, limit);
     let wall = started.elapsed();
     let run_peak = peak_rss_kb(pid);
+    let run_split = rss_split_kb(pid);
 
     println!(
         "\n{} calls by {clients} clients in {:.1} s ({:.0} calls/s), {} failed",
@@ -269,6 +285,13 @@ fn main() {
         warm_peak as f64 / 1024.0,
         run_peak as f64 / 1024.0,
         (run_peak as f64 / warm_peak.max(1) as f64 - 1.0) * 100.0
+    );
+    println!(
+        "resident now: {:.0} MB heap + {:.0} MB mapped after warm-up, {:.0} + {:.0} MB after the run",
+        warm_split.0 as f64 / 1024.0,
+        warm_split.1 as f64 / 1024.0,
+        run_split.0 as f64 / 1024.0,
+        run_split.1 as f64 / 1024.0
     );
     for f in failures.iter().take(10) {
         println!("failure: {f}");
