@@ -71,6 +71,12 @@ pub fn clone(url: &str, dest: &Path) -> Result<()> {
         &["clone", "--depth", "1", "--quiet", "--", url, &into_str],
         None,
     )?;
+    // A remote whose HEAD names no branch clones to an empty tree, with only a warning.
+    if git(&["rev-parse", "--verify", "--quiet", "HEAD"], Some(&into)).is_err() {
+        return Err(Error::invalid(format!(
+            "{url} has no default branch to serve (its HEAD names a branch it does not have)"
+        )));
+    }
     std::fs::rename(&into, dest).map_err(Error::io(
         dest,
         format!("cannot move the clone to {}", dest.display()),

@@ -690,3 +690,27 @@ fn serve_with_nothing_to_serve_says_how_to_give_it_something() {
     assert!(err.contains("no repository to serve"), "{err}");
     assert!(err.contains("--repo"), "{err}");
 }
+
+#[test]
+fn a_remote_without_a_default_branch_is_refused_and_leaves_nothing() {
+    let d = Dirs::new();
+    let bare = d.path("empty.git");
+    git(d.tmp.path(), &["init", "-q", "--bare", &path_arg(&bare)]);
+    git(&bare, &["symbolic-ref", "HEAD", "refs/heads/missing"]);
+    let url = format!("file://{}", path_arg(&bare));
+    let out = indexer(&["repo", "add", &url, "--name", "empty"], &d.cache)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("has no default branch to serve"),
+        "{stderr}"
+    );
+    assert_eq!(repo_list(&d.cache), serde_json::json!([]));
+    let remotes = d.cache.join("codebase-indexer").join("remotes");
+    let left: Vec<_> = std::fs::read_dir(&remotes)
+        .map(|r| r.map(|e| e.unwrap().file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "left in {}: {left:?}", remotes.display());
+}
