@@ -31,13 +31,24 @@ pub struct Repo {
     refresher: Option<Mutex<Index>>,
     /// Indexes for the queries that read the database alone.
     readers: Pool,
-    /// The index of the renderers, keeping the definitions graph in memory (loaded once per
-    /// change of the database).
+    /// The index of the ranked renderers (map, pack), keeping the whole definitions graph in
+    /// memory (loaded once per change of the database).
     graph_readers: Pool,
+    /// The skeleton's own index (its graphs are mostly of path prefixes, small and quick to
+    /// render): a skeleton never waits behind a map or a pack.
+    skeleton_readers: Pool,
     /// Set by the watcher (or a fetch) when the tree changed since the last refresh.
     dirty: Arc<AtomicBool>,
     watcher: Mutex<Option<notify::RecommendedWatcher>>,
     state: Mutex<State>,
+}
+
+/// Which renderer a call runs, for the index it runs on.
+#[derive(Clone, Copy)]
+pub enum Renderer {
+    Skeleton,
+    /// Map and pack: the whole repository's graph, ranked.
+    Ranked,
 }
 
 /// Open indexes of one repository, one per concurrent call and at most `max`: a call
@@ -187,6 +198,7 @@ impl Repo {
             // queries down (measured on Django with 8 clients: no more answers per second,
             // search's p50 6 ms to 11 ms) and hold a graph each.
             graph_readers: Pool::new(1),
+            skeleton_readers: Pool::new(1),
             dirty: Arc::new(AtomicBool::new(false)),
             watcher: Mutex::new(None),
             state: Mutex::new(State {
@@ -331,15 +343,24 @@ impl Repo {
         self.readers.with(|| self.open_reader(), f)
     }
 
-    /// Runs `f` on a reader that keeps the definitions graph (skeleton, map, pack).
-    pub fn with_graph_index<T>(&self, f: impl FnOnce(&Index) -> Result<T>) -> Result<T> {
+    /// Runs `f` on a reader that keeps definitions graphs: the skeleton's, or the one of map
+    /// and pack.
+    pub fn with_graph_index<T>(
+        &self,
+        renderer: Renderer,
+        f: impl FnOnce(&Index) -> Result<T>,
+    ) -> Result<T> {
         if self.refresher.is_none() {
             // An artifact's one reader holds the graph as well.
             return self.with_index(f);
         }
         self.check_open()?;
         self.ensure_fresh();
-        self.graph_readers.with(|| self.open_reader(), f)
+        let pool = match renderer {
+            Renderer::Skeleton => &self.skeleton_readers,
+            Renderer::Ranked => &self.graph_readers,
+        };
+        pool.with(|| self.open_reader(), f)
     }
 
     pub fn freshness(&self) -> Freshness {

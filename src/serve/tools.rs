@@ -3,7 +3,7 @@
 //! answer that can grow is held to `budget_tokens` (counted on its text with the CLI's
 //! tokenizer), says what it left out, and hands back a cursor that continues after it.
 
-use super::repos::Repo;
+use super::repos::{Renderer, Repo};
 use super::Served;
 use crate::context::{pack, repomap, skeleton, tokens::Tokenizer};
 use crate::error::{Error, Result};
@@ -812,7 +812,7 @@ fn skeleton(served: &Served, a: SkeletonArgs) -> Result<Answer> {
         tokenizer: served.tokenizer,
         show_dropped: true,
     };
-    let s = repo.with_graph_index(|index| index.skeleton(&options))?;
+    let s = repo.with_graph_index(Renderer::Skeleton, |index| index.skeleton(&options))?;
     let mut m = Map::new();
     m.insert("path".into(), json!(path));
     m.insert("mode".into(), json!(s.mode));
@@ -835,7 +835,7 @@ fn map(served: &Served, a: MapArgs) -> Result<Answer> {
         tokenizer: served.tokenizer,
         show_dropped: true,
     };
-    let r = repo.with_graph_index(|index| index.map(&options))?;
+    let r = repo.with_graph_index(Renderer::Ranked, |index| index.map(&options))?;
     let mut m = Map::new();
     m.insert("definitions_total".into(), json!(r.definitions_total));
     m.insert("focus".into(), json!(r.focus));
@@ -885,7 +885,7 @@ fn pack(served: &Served, a: PackArgs) -> Result<Answer> {
             tokenizer: served.tokenizer,
             show_dropped: true,
         };
-        match repo.with_graph_index(|index| index.pack(&options)) {
+        match repo.with_graph_index(Renderer::Ranked, |index| index.pack(&options)) {
             Ok(p) => {
                 text.push_str(&header);
                 text.push_str(&p.text);
