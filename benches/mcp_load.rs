@@ -157,29 +157,26 @@ fn call(
     Ok(result["structuredContent"].clone())
 }
 
-fn peak_rss_kb(pid: u32) -> u64 {
+/// A field of the server's `/proc/PID/status`, in KiB (0 when unreadable).
+fn status_kb(pid: u32, field: &str) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
         .and_then(|s| {
             s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
+                .find(|l| l.starts_with(field))
                 .and_then(|l| l.split_whitespace().nth(1).and_then(|n| n.parse().ok()))
         })
         .unwrap_or(0)
 }
 
+fn peak_rss_kb(pid: u32) -> u64 {
+    status_kb(pid, "VmHWM:")
+}
+
 /// The server's resident memory now, anonymous (heap) and file-backed (mapped database
 /// pages), in KiB.
 fn rss_split_kb(pid: u32) -> (u64, u64) {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1).and_then(|n| n.parse().ok()))
-            .unwrap_or(0)
-    };
-    (field("RssAnon:"), field("RssFile:"))
+    (status_kb(pid, "RssAnon:"), status_kb(pid, "RssFile:"))
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {

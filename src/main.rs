@@ -446,7 +446,7 @@ fn run(cli: Cli) -> Result<()> {
                 "registered {} ({}) {}",
                 e.name,
                 e.kind.as_str(),
-                e.url.unwrap_or_else(|| e.path.display().to_string())
+                e.location()
             );
             Ok(())
         }
@@ -459,7 +459,7 @@ fn run(cli: Cli) -> Result<()> {
                 eprintln!("no repository is registered: `indexer repo add PATH`");
             }
             for e in repos {
-                let at = e.url.unwrap_or_else(|| e.path.display().to_string());
+                let at = e.location();
                 println!("{:<20} {:<8} {at}", e.name, e.kind.as_str());
             }
             Ok(())

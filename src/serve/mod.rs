@@ -309,15 +309,8 @@ pub fn add_repository(target: &str, name: Option<&str>) -> Result<RepoEntry> {
     let name = name
         .map(str::to_string)
         .unwrap_or_else(|| registry::default_name(target));
-    registry::check_name(&name)?;
-    if let Some(same) = registry.get(&name) {
-        return Err(Error::invalid(format!(
-            "a repository named {name:?} is already registered ({}): pass --name",
-            same.url
-                .clone()
-                .unwrap_or_else(|| same.path.display().to_string())
-        )));
-    }
+    // Before the clone or the index, which take long and would be thrown away.
+    registry.check_free(&name)?;
     let entry = if remote::is_url(target) {
         let dir = remote::clone_dir(&name)?;
         remote::clone(target, &dir)?;

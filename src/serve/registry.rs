@@ -40,6 +40,15 @@ pub struct RepoEntry {
     pub url: Option<String>,
 }
 
+impl RepoEntry {
+    /// Where it is served from, as a person would name it: the URL of a remote, else the path.
+    pub fn location(&self) -> String {
+        self.url
+            .clone()
+            .unwrap_or_else(|| self.path.display().to_string())
+    }
+}
+
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct RegistryFile {
     version: u32,
@@ -93,18 +102,22 @@ impl Registry {
         self.repos.iter().find(|r| r.name == name)
     }
 
+    /// Refuses a name that is not usable or already registered (saying by what).
+    pub fn check_free(&self, name: &str) -> Result<()> {
+        check_name(name)?;
+        match self.get(name) {
+            Some(same) => Err(Error::invalid(format!(
+                "a repository named {name:?} is already registered ({}): pass --name, or `indexer repo remove {name}` first",
+                same.location()
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// Adds `entry`; a name or a path already registered is refused with the entry that
     /// has it.
     pub fn add(&mut self, entry: RepoEntry) -> Result<()> {
-        check_name(&entry.name)?;
-        if let Some(same) = self.get(&entry.name) {
-            return Err(Error::invalid(format!(
-                "a repository named {:?} is already registered ({}): pass --name, or `indexer repo remove {}` first",
-                same.name,
-                same.url.clone().unwrap_or_else(|| same.path.display().to_string()),
-                same.name
-            )));
-        }
+        self.check_free(&entry.name)?;
         if let Some(same) = self
             .repos
             .iter()
@@ -112,10 +125,7 @@ impl Registry {
         {
             return Err(Error::invalid(format!(
                 "{} is already registered as {:?}",
-                entry
-                    .url
-                    .clone()
-                    .unwrap_or_else(|| entry.path.display().to_string()),
+                entry.location(),
                 same.name
             )));
         }
@@ -188,22 +198,7 @@ pub fn default_name(path_or_url: &str) -> String {
         .iter()
         .find_map(|suffix| last.strip_suffix(suffix))
         .unwrap_or(last);
-    let cleaned: String = last
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let cleaned = cleaned.trim_start_matches('.').to_string();
-    if cleaned.is_empty() {
-        "repo".into()
-    } else {
-        cleaned
-    }
+    project::file_safe_name(last, "repo")
 }
 
 #[cfg(test)]

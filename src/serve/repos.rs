@@ -39,7 +39,8 @@ pub struct Repo {
     skeleton_readers: Pool,
     /// Set by the watcher (or a fetch) when the tree changed since the last refresh.
     dirty: Arc<AtomicBool>,
-    watcher: Mutex<Option<notify::RecommendedWatcher>>,
+    /// Kept for as long as the repository is served; `None` when the platform refused one.
+    watcher: Option<notify::RecommendedWatcher>,
     state: Mutex<State>,
 }
 
@@ -200,7 +201,7 @@ impl Repo {
             graph_readers: Pool::new(1),
             skeleton_readers: Pool::new(1),
             dirty: Arc::new(AtomicBool::new(false)),
-            watcher: Mutex::new(None),
+            watcher: None,
             state: Mutex::new(State {
                 fresh_at: None,
                 last_check: Instant::now(),
@@ -243,13 +244,13 @@ impl Repo {
             state.fresh_at = Some(started);
             state.last_check = Instant::now();
         }
-        *lock(&self.watcher) = watch(&root, Arc::clone(&self.dirty));
+        self.watcher = watch(&root, Arc::clone(&self.dirty));
         self.root = Some(root);
         Ok(())
     }
 
     fn watched(&self) -> bool {
-        lock(&self.watcher).is_some()
+        self.watcher.is_some()
     }
 
     /// Marks the tree as changed (a fetch moved it, or a caller asked for a refresh).
@@ -264,18 +265,21 @@ impl Repo {
         let Some(refresher) = &self.refresher else {
             return;
         };
-        let interval = if self.watched() && lock(&self.state).refresh_error.is_none() {
-            WATCHED_CHECK
-        } else {
-            UNWATCHED_CHECK
+        let watched = self.watched();
+        let due = |state: &State| {
+            let interval = if watched && state.refresh_error.is_none() {
+                WATCHED_CHECK
+            } else {
+                UNWATCHED_CHECK
+            };
+            state.last_check.elapsed() >= interval
         };
-        let due = |state: &State| state.last_check.elapsed() >= interval;
         if !self.dirty.load(Ordering::SeqCst) && !due(&lock(&self.state)) {
             if let Err(std::sync::TryLockError::WouldBlock) = refresher.try_lock() {
                 // A refresh is under way: answer from what it writes.
                 drop(lock(refresher));
             }
-            if self.watched() {
+            if watched {
                 // No change reported: the index is current as of now.
                 let mut state = lock(&self.state);
                 if state.refresh_error.is_none() {

@@ -384,9 +384,10 @@ impl Pager {
     }
 
     /// Appends whole items from `start` while they fit.
-    fn page(mut self, items: &[String], start: usize, what: &str) -> Result<Paged> {
+    fn page(mut self, items: &[impl AsRef<str>], start: usize, what: &str) -> Result<Paged> {
         let mut end = start;
         for item in &items[start.min(items.len())..] {
+            let item = item.as_ref();
             let cost = self.tokenizer.count(item);
             if cost > self.room() {
                 break;
@@ -396,7 +397,7 @@ impl Pager {
             end += 1;
         }
         if end == start && start < items.len() {
-            let need = self.tokenizer.count(&items[start]);
+            let need = self.tokenizer.count(items[start].as_ref());
             return Err(Error::invalid(format!(
                 "the next {what} alone takes {need} tokens, more than budget_tokens {} leaves: raise it",
                 self.budget
@@ -436,14 +437,111 @@ fn age_note(repo: &Repo) -> String {
     s
 }
 
-fn base(repo: &Repo, budget: usize, paged: &Paged) -> Map<String, Value> {
+/// The fields every answer from one repository has.
+fn answer_fields(repo: &Repo, budget: usize, tokens: usize) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("repo".into(), json!(repo.name));
     m.insert("freshness".into(), json!(repo.freshness()));
     m.insert("budget_tokens".into(), json!(budget));
-    m.insert("tokens".into(), json!(paged.tokens));
+    m.insert("tokens".into(), json!(tokens));
+    m
+}
+
+/// `answer_fields` of a paged answer, with its cursor.
+fn base(repo: &Repo, budget: usize, paged: &Paged) -> Map<String, Value> {
+    let mut m = answer_fields(repo, budget, paged.tokens);
     m.insert("next_cursor".into(), json!(paged.next_cursor));
     m
+}
+
+/// One query's results from every repository in `repos`, best first (ties by repository,
+/// then by `key`: a stable order for the cursor), the first `keep` of them. With one
+/// repository its error is the answer's; with more, the failed ones are listed apart.
+struct Merged<'a, T> {
+    repos: Vec<&'a Arc<Repo>>,
+    items: Vec<(&'a Arc<Repo>, T)>,
+    unavailable: Vec<Value>,
+}
+
+impl<'a, T: serde::Serialize> Merged<'a, T> {
+    fn run(
+        repos: Vec<&'a Arc<Repo>>,
+        keep: usize,
+        query: impl Fn(&crate::facade::Index) -> Result<Vec<T>>,
+        score: impl Fn(&T) -> f64,
+        key: impl Fn(&T) -> &str,
+    ) -> Result<Merged<'a, T>> {
+        let mut items = Vec::new();
+        let mut unavailable = Vec::new();
+        for &repo in &repos {
+            match repo.with_index(&query) {
+                Ok(found) => items.extend(found.into_iter().map(|x| (repo, x))),
+                Err(e) if repos.len() > 1 => {
+                    unavailable.push(json!({"repo": repo.name, "error": e.to_string()}))
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        items.sort_by(|(ra, a), (rb, b)| {
+            score(b)
+                .total_cmp(&score(a))
+                .then_with(|| ra.name.cmp(&rb.name))
+                .then_with(|| key(a).cmp(key(b)))
+        });
+        items.truncate(keep);
+        Ok(Merged {
+            repos,
+            items,
+            unavailable,
+        })
+    }
+
+    fn many(&self) -> bool {
+        self.repos.len() > 1
+    }
+
+    /// Each repository and the age of its index, for a header line.
+    fn ages(&self) -> String {
+        let ages: Vec<String> = self
+            .repos
+            .iter()
+            .map(|r| format!("{}: {}", r.name, age_note(r)))
+            .collect();
+        ages.join(", ")
+    }
+
+    /// The structured answer: the items the page shows under `field`, each with its
+    /// repository, and the freshness of every repository asked.
+    fn structured(
+        &self,
+        budget: usize,
+        paged: &Paged,
+        start: usize,
+        field: &str,
+    ) -> Map<String, Value> {
+        let from = start.min(self.items.len());
+        let shown: Vec<Value> = self.items[from..from + paged.included]
+            .iter()
+            .map(|(repo, x)| {
+                let mut v = json!(x);
+                v["repo"] = json!(repo.name);
+                v
+            })
+            .collect();
+        let mut m = base(self.repos[0], budget, paged);
+        if self.many() {
+            m.insert("repo".into(), Value::Null);
+            m.insert(
+                "freshness".into(),
+                json!(self.repos.iter().map(|r| r.freshness()).collect::<Vec<_>>()),
+            );
+        }
+        m.insert(field.into(), Value::Array(shown));
+        if !self.unavailable.is_empty() {
+            m.insert("unavailable".into(), Value::Array(self.unavailable.clone()));
+        }
+        m
+    }
 }
 
 fn search(served: &Served, a: SearchArgs) -> Result<Answer> {
@@ -455,35 +553,22 @@ fn search(served: &Served, a: SearchArgs) -> Result<Answer> {
         limit: start + limit,
         kind,
     };
-    let repos = served.pick_many(a.repo.as_deref())?;
-    let mut hits = Vec::new();
-    let mut unavailable = Vec::new();
-    for repo in &repos {
-        match repo.with_index(|index| index.search(&a.query, &options)) {
-            Ok(found) => hits.extend(found.into_iter().map(|h| (repo, h))),
-            Err(e) if repos.len() > 1 => {
-                unavailable.push(json!({"repo": repo.name, "error": e.to_string()}))
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    // Across repositories by score, then by name: a stable order for the cursor.
-    hits.sort_by(|(ra, a), (rb, b)| {
-        b.score
-            .total_cmp(&a.score)
-            .then_with(|| ra.name.cmp(&rb.name))
-            .then_with(|| a.qualified_name.cmp(&b.qualified_name))
-    });
-    hits.truncate(start + limit);
-    let many = repos.len() > 1;
+    let hits = Merged::run(
+        served.pick_many(a.repo.as_deref())?,
+        start + limit,
+        |index| index.search(&a.query, &options),
+        |h| h.score,
+        |h| h.qualified_name.as_str(),
+    )?;
     let items: Vec<String> = hits
+        .items
         .iter()
         .map(|(repo, h)| {
             let mut s = format!(
                 "{} {}  {}:{}",
                 h.kind, h.qualified_name, h.path, h.start_line
             );
-            if many {
+            if hits.many() {
                 s.push_str(&format!("  [{}]", repo.name));
             }
             s.push('\n');
@@ -493,38 +578,15 @@ fn search(served: &Served, a: SearchArgs) -> Result<Answer> {
             s
         })
         .collect();
-    let ages: Vec<String> = repos
-        .iter()
-        .map(|r| format!("{}: {}", r.name, age_note(r)))
-        .collect();
     let header = format!(
         "{} hits for {:?} ({})\n",
-        hits.len(),
+        hits.items.len(),
         a.query,
-        ages.join(", ")
+        hits.ages()
     );
     let paged = Pager::new(served.tokenizer, budget, &header)?.page(&items, start, "hit")?;
-    let shown: Vec<Value> = hits[start.min(hits.len())..start.min(hits.len()) + paged.included]
-        .iter()
-        .map(|(repo, h)| {
-            let mut v = json!(h);
-            v["repo"] = json!(repo.name);
-            v
-        })
-        .collect();
-    let mut m = base(repos[0], budget, &paged);
-    if many {
-        m.insert("repo".into(), Value::Null);
-        m.insert(
-            "freshness".into(),
-            json!(repos.iter().map(|r| r.freshness()).collect::<Vec<_>>()),
-        );
-    }
+    let mut m = hits.structured(budget, &paged, start, "hits");
     m.insert("query".into(), json!(a.query));
-    m.insert("hits".into(), Value::Array(shown));
-    if !unavailable.is_empty() {
-        m.insert("unavailable".into(), Value::Array(unavailable));
-    }
     Ok(Answer {
         structured: Value::Object(m),
         text: paged.text,
@@ -687,67 +749,31 @@ fn rank_files(served: &Served, a: RankArgs) -> Result<Answer> {
     let budget = budget(a.budget_tokens, 1000)?;
     let start = cursor(a.cursor.as_deref())?;
     let limit = limit(a.limit, crate::facade::Index::DEFAULT_RANKED_FILES, 200)?;
-    let repos = served.pick_many(a.repo.as_deref())?;
-    let mut ranked = Vec::new();
-    let mut unavailable = Vec::new();
-    for repo in &repos {
-        match repo.with_index(|index| index.rank_files(&a.query, start + limit)) {
-            Ok(found) => ranked.extend(found.into_iter().map(|f| (repo, f))),
-            Err(e) if repos.len() > 1 => {
-                unavailable.push(json!({"repo": repo.name, "error": e.to_string()}))
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    ranked.sort_by(|(ra, a), (rb, b)| {
-        b.score
-            .total_cmp(&a.score)
-            .then_with(|| ra.name.cmp(&rb.name))
-            .then_with(|| a.path.cmp(&b.path))
-    });
-    ranked.truncate(start + limit);
-    let many = repos.len() > 1;
+    let ranked = Merged::run(
+        served.pick_many(a.repo.as_deref())?,
+        start + limit,
+        |index| index.rank_files(&a.query, start + limit),
+        |f| f.score,
+        |f| f.path.as_str(),
+    )?;
     let items: Vec<String> = ranked
+        .items
         .iter()
         .map(|(repo, f)| {
             let mut s = format!("{:.4}  {}", f.score, f.path);
             if let Some(sym) = &f.symbol {
                 s.push_str(&format!("  {sym}"));
             }
-            if many {
+            if ranked.many() {
                 s.push_str(&format!("  [{}]", repo.name));
             }
             s.push('\n');
             s
         })
         .collect();
-    let ages: Vec<String> = repos
-        .iter()
-        .map(|r| format!("{}: {}", r.name, age_note(r)))
-        .collect();
-    let header = format!("files ranked for the query ({})\n", ages.join(", "));
+    let header = format!("files ranked for the query ({})\n", ranked.ages());
     let paged = Pager::new(served.tokenizer, budget, &header)?.page(&items, start, "file")?;
-    let from = start.min(ranked.len());
-    let files: Vec<Value> = ranked[from..from + paged.included]
-        .iter()
-        .map(|(repo, f)| {
-            let mut v = json!(f);
-            v["repo"] = json!(repo.name);
-            v
-        })
-        .collect();
-    let mut m = base(repos[0], budget, &paged);
-    if many {
-        m.insert("repo".into(), Value::Null);
-        m.insert(
-            "freshness".into(),
-            json!(repos.iter().map(|r| r.freshness()).collect::<Vec<_>>()),
-        );
-    }
-    m.insert("files".into(), Value::Array(files));
-    if !unavailable.is_empty() {
-        m.insert("unavailable".into(), Value::Array(unavailable));
-    }
+    let m = ranked.structured(budget, &paged, start, "files");
     Ok(Answer {
         structured: Value::Object(m),
         text: paged.text,
@@ -773,11 +799,7 @@ fn rendered(
     mut m: Map<String, Value>,
 ) -> Answer {
     let text = format!("{header}{body}");
-    let tokens = served.tokenizer.count(&text);
-    m.insert("repo".into(), json!(repo.name));
-    m.insert("freshness".into(), json!(repo.freshness()));
-    m.insert("budget_tokens".into(), json!(budget));
-    m.insert("tokens".into(), json!(tokens));
+    m.extend(answer_fields(repo, budget, served.tokenizer.count(&text)));
     Answer {
         structured: Value::Object(m),
         text,
@@ -940,11 +962,7 @@ fn get_file(served: &Served, a: FileArgs) -> Result<Answer> {
     let repo = served.pick(a.repo.as_deref())?;
     let path = safe_path(repo, &a.path)?;
     let file = repo.with_index(|index| index.file(&path))?;
-    let lines: Vec<String> = file
-        .content
-        .split_inclusive('\n')
-        .map(str::to_string)
-        .collect();
+    let lines: Vec<&str> = file.content.split_inclusive('\n').collect();
     let first = a.start_line.unwrap_or(1).max(1);
     let last = a.end_line.unwrap_or(lines.len()).min(lines.len());
     if first > last.max(1) || (lines.is_empty() && first > 1) {

@@ -25,6 +25,12 @@ fn root_key(root: &Path) -> String {
 
 /// A file-name-safe project name.
 fn sanitize(name: &str) -> String {
+    file_safe_name(name, "root")
+}
+
+/// `name` with every character but letters, digits, `-`, `_` and `.` replaced by `_`, and no
+/// leading `.`; `fallback` when nothing is left.
+pub fn file_safe_name(name: &str, fallback: &str) -> String {
     let s: String = name
         .chars()
         .map(|c| {
@@ -35,11 +41,11 @@ fn sanitize(name: &str) -> String {
             }
         })
         .collect();
-    let s = s.trim_start_matches('.').to_string();
+    let s = s.trim_start_matches('.');
     if s.is_empty() {
-        "root".to_string()
+        fallback.to_string()
     } else {
-        s
+        s.to_string()
     }
 }
 

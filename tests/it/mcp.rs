@@ -334,21 +334,25 @@ impl Dirs {
     }
 }
 
-fn tools_scenario(transport: &str, mode: &str) {
+/// Scenario `name` on the shop fixture with `extra` arguments, and a free port when it
+/// runs over HTTP.
+fn shop_scenario(name: &str, http: bool, extra: &[&str]) {
     let d = Dirs::new();
     let root = d.shop("shop");
-    let mut args = vec![
-        "--repo".into(),
-        path_arg(&root),
-        "--transport".into(),
-        transport.into(),
-        "--mode".into(),
-        mode.into(),
-    ];
-    if transport == "http" {
+    let mut args = vec!["--repo".into(), path_arg(&root)];
+    args.extend(extra.iter().map(|a| a.to_string()));
+    if http {
         args.extend(["--port".into(), free_port().to_string()]);
     }
-    scenario("tools", &d.cache, &args);
+    scenario(name, &d.cache, &args);
+}
+
+fn tools_scenario(transport: &str, mode: &str) {
+    shop_scenario(
+        "tools",
+        transport == "http",
+        &["--transport", transport, "--mode", mode],
+    );
 }
 
 #[test]
@@ -373,9 +377,7 @@ fn http_stateless_revision_lists_and_calls_every_tool() {
 
 #[test]
 fn answers_keep_to_budgets_and_cursors_reassemble_them() {
-    let d = Dirs::new();
-    let root = d.shop("shop");
-    scenario("budgets", &d.cache, &["--repo".into(), path_arg(&root)]);
+    shop_scenario("budgets", false, &[]);
 }
 
 #[test]
@@ -406,64 +408,27 @@ fn bad_calls_answer_errors_and_nothing_outside_the_tree_is_served() {
 
 #[test]
 fn http_needs_the_token_a_loopback_origin_and_a_small_body() {
-    let d = Dirs::new();
-    let root = d.shop("shop");
-    scenario(
-        "http-guard",
-        &d.cache,
-        &[
-            "--repo".into(),
-            path_arg(&root),
-            "--port".into(),
-            free_port().to_string(),
-        ],
-    );
+    shop_scenario("http-guard", true, &[]);
 }
 
 #[test]
 fn http_bearer_scheme_is_case_insensitive() {
-    let d = Dirs::new();
-    let root = d.shop("shop");
-    scenario(
-        "http-bearer-scheme",
-        &d.cache,
-        &[
-            "--repo".into(),
-            path_arg(&root),
-            "--port".into(),
-            free_port().to_string(),
-        ],
-    );
+    shop_scenario("http-bearer-scheme", true, &[]);
 }
 
 #[test]
 fn http_off_loopback_generates_prints_and_requires_a_token() {
-    let d = Dirs::new();
-    let root = d.shop("shop");
-    scenario(
-        "http-generated-token",
-        &d.cache,
-        &[
-            "--repo".into(),
-            path_arg(&root),
-            "--port".into(),
-            free_port().to_string(),
-        ],
-    );
+    shop_scenario("http-generated-token", true, &[]);
 }
 
 #[test]
 fn get_tree_text_shows_the_folders_of_the_files_it_lists() {
-    let d = Dirs::new();
-    let root = d.shop("shop");
-    scenario("tree-text", &d.cache, &["--repo".into(), path_arg(&root)]);
+    shop_scenario("tree-text", false, &[]);
 }
 
 #[test]
 fn map_answers_when_not_everything_fits() {
-    let d = Dirs::new();
-    let root = d.shop("shop");
-    scenario("map-budgets", &d.cache, &["--repo".into(), path_arg(&root)]);
+    shop_scenario("map-budgets", false, &[]);
 }
 
 #[test]

@@ -211,6 +211,12 @@ async def paged(client, name, args):
         assert f'cursor "{cursor}"' in text, f"{name}: the text does not say how to go on: {text[-200:]!r}"
 
 
+async def hits_named(c, name, repo=None):
+    """The search hits whose name is `name` (in `repo`, when given)."""
+    s, _ = await call(c, "search", {"query": name, **({"repo": repo} if repo else {})})
+    return [h for h in s["hits"] if h["name"] == name]
+
+
 async def wait_for(what, attempt, seconds):
     """Retries `attempt` (a coroutine function returning a true value when done) for at most
     `seconds`; the value and how many tries it took."""
@@ -797,11 +803,7 @@ async def freshness(a):
         with open(root / "pkg/shop.py", "a") as f:
             f.write('\n\ndef refund_order(total):\n    """Give the money back."""\n    return -total\n')
 
-        async def found_refund():
-            s, _ = await call(c, "search", {"query": "refund_order"})
-            return [h for h in s["hits"] if h["name"] == "refund_order"]
-
-        hits, tries = await wait_for("the edit is seen", found_refund, 2.0)
+        hits, tries = await wait_for("the edit is seen", lambda: hits_named(c, "refund_order"), 2.0)
         check(hits[0]["qualified_name"] == "pkg.shop.refund_order" and hits[0]["start_line"] == 16, "search finds the new function", hits)
         # The watcher's event can reach the server after the next call does (a busy machine):
         # within the bounded retry above is what is required; a later call is reported.
@@ -859,11 +861,7 @@ async def freshness(a):
         with open(root / "pkg/util.py", "a") as f:
             f.write("\n\ndef after_return():\n    return 1\n")
 
-        async def found_after():
-            s, _ = await call(c, "search", {"query": "after_return"})
-            return [h for h in s["hits"] if h["name"] == "after_return"]
-
-        hits, _ = await wait_for("an edit after the tree came back", found_after, 2.0)
+        hits, _ = await wait_for("an edit after the tree came back", lambda: hits_named(c, "after_return"), 2.0)
         check(hits[0]["path"] == "pkg/util.py", "edits are seen again after the tree came back", hits)
         check(name in [r["name"] for r in (await call(c, "list_repos"))[0]["repos"]], "the repository kept its name", name)
 
@@ -980,11 +978,7 @@ async def registry(a):
         git(work, "commit", "-q", "-am", "farewell")
         git(work, "push", "-q", "origin", "HEAD")
 
-        async def fetched():
-            s, _ = await call(c, "search", {"query": "remote_farewell", "repo": "remote1"})
-            return [h for h in s["hits"] if h["name"] == "remote_farewell"]
-
-        hits, tries = await wait_for("the push is fetched", fetched, 15.0)
+        hits, tries = await wait_for("the push is fetched", lambda: hits_named(c, "remote_farewell", "remote1"), 15.0)
         check(hits[0]["path"] == "lib/greet.py", f"a push to the remote is fetched and indexed (call {tries})", hits)
         s, _ = await call(c, "list_repos")
         remote = next(r for r in s["repos"] if r["name"] == "remote1")
