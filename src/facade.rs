@@ -13,7 +13,7 @@ use crate::store::{self, artifact, project, staging, Mode};
 use rusqlite::Connection;
 use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// When a run writes the committed artifact into the tree. Exporting it costs seconds on a
 /// large repository (the canonical copy is rebuilt and recompressed whole), so the everyday
@@ -210,9 +210,11 @@ pub struct Index {
     conn: RefCell<Connection>,
     /// Which file `conn` has open, to notice when a rebuild renamed another into its place.
     opened: Cell<Option<FileIdentity>>,
-    /// Definitions graphs (the whole repository's, under the empty prefix, and those of
-    /// the path prefixes asked for last), with the `PRAGMA data_version` they were read at.
-    graphs: RefCell<Vec<(i64, String, Arc<Repo>)>>,
+    /// Definitions graphs, possibly shared with other indexes of the same database.
+    graphs: GraphCache,
+    /// The identity of the database's contents (see `GraphCache`) at a `PRAGMA
+    /// data_version` of `conn`.
+    contents: RefCell<Option<(i64, String)>>,
     /// Tokenizers already loading or loaded (their tables live as long as the process).
     warmed: Cell<[bool; 2]>,
     /// How `refresh` re-indexes: the root and the options of the build.
@@ -263,7 +265,8 @@ impl Index {
             location,
             db,
             conn: RefCell::new(conn),
-            graphs: RefCell::new(Vec::new()),
+            graphs: GraphCache::default(),
+            contents: RefCell::new(None),
             warmed: Cell::new([false; 2]),
             build: None,
         }
@@ -486,12 +489,43 @@ impl Index {
             if now.is_some() && now != self.opened.get() {
                 *self.conn.borrow_mut() = store::open(db, Mode::ReadOnly)?;
                 self.opened.set(now);
-                self.graphs.borrow_mut().clear();
+                // Another connection: its versions are not comparable with the last one's.
+                *self.contents.borrow_mut() = None;
             }
         }
-        let version = self.data_version()?;
-        self.graphs.borrow_mut().retain(|(v, _, _)| *v == version);
-        Ok(version)
+        self.data_version()
+    }
+
+    /// The identity of what the database holds now: the location, the resolution settings
+    /// and every file's path and content hash, which determine the graph (an incremental
+    /// index ends identical to a full one). Recomputed only when the database changed.
+    fn contents_stamp(&self, conn: &Connection, version: i64) -> Result<String> {
+        if let Some((v, stamp)) = &*self.contents.borrow() {
+            if *v == version {
+                return Ok(stamp.clone());
+            }
+        }
+        let stamp = format!(
+            "{}\n{}\n{}",
+            self.location.display(),
+            store::get_meta(conn, "resolution")?.unwrap_or_default(),
+            artifact::fingerprint(conn)?
+        );
+        *self.contents.borrow_mut() = Some((version, stamp.clone()));
+        Ok(stamp)
+    }
+
+    /// A handle on this index's graphs, to share them with other indexes of the same
+    /// database (`with_graph_cache`).
+    pub fn graph_cache(&self) -> GraphCache {
+        self.graphs.clone()
+    }
+
+    /// Uses `cache` for definitions graphs, shared with the indexes it came from: a graph
+    /// is read once for all of them. Indexes of other databases must not share one.
+    pub fn with_graph_cache(mut self, cache: GraphCache) -> Index {
+        self.graphs = cache;
+        self
     }
 
     fn data_version(&self) -> Result<i64> {
@@ -508,39 +542,18 @@ impl Index {
         self.with_graph_of("", f)
     }
 
-    /// `with_graph` for the files under a path prefix (the whole repository for ""). The
-    /// graphs of the last few prefixes are kept besides the whole one.
+    /// `with_graph` for the files under a path prefix (the whole repository for "").
     fn with_graph_of<T>(
         &self,
         prefix: &str,
         f: impl FnOnce(&Connection, &Repo) -> anyhow::Result<T>,
     ) -> Result<T> {
-        const PREFIXES_KEPT: usize = 8;
         let version = self.current()?;
         let conn = self.conn.borrow();
-        let cached = self
-            .graphs
-            .borrow()
-            .iter()
-            .find(|(_, p, _)| p == prefix)
-            .map(|(_, _, repo)| Arc::clone(repo));
-        let repo = match cached {
-            Some(repo) => repo,
-            None => {
-                let repo = Arc::new(Repo::load(&conn, Some(prefix).filter(|p| !p.is_empty()))?);
-                let mut graphs = self.graphs.borrow_mut();
-                graphs.push((version, prefix.to_string(), Arc::clone(&repo)));
-                // Oldest prefixes go first; the whole repository's graph stays.
-                while graphs.iter().filter(|(_, p, _)| !p.is_empty()).count() > PREFIXES_KEPT {
-                    let oldest = graphs
-                        .iter()
-                        .position(|(_, p, _)| !p.is_empty())
-                        .expect("counted above");
-                    graphs.remove(oldest);
-                }
-                repo
-            }
-        };
+        let stamp = self.contents_stamp(&conn, version)?;
+        let repo = self.graphs.get_or_load(&stamp, prefix, || {
+            Repo::load(&conn, Some(prefix).filter(|p| !p.is_empty()))
+        })?;
         Ok(f(&conn, &repo)?)
     }
 
@@ -554,6 +567,58 @@ impl Index {
             warmed[slot] = true;
             self.warmed.set(warmed);
         }
+    }
+}
+
+/// Definitions graphs read from one database: the whole repository's (under the empty
+/// prefix) and those of the path prefixes asked for last, for the database's contents they
+/// were read from. Clones share the graphs, so indexes of one database handed the same cache
+/// (a server's readers) read each graph once, whichever asks first.
+#[derive(Clone, Default)]
+pub struct GraphCache(Arc<Mutex<Vec<CachedGraph>>>);
+
+struct CachedGraph {
+    stamp: String,
+    prefix: String,
+    repo: Arc<Repo>,
+}
+
+impl GraphCache {
+    /// Graphs of path prefixes kept besides the whole repository's.
+    const PREFIXES_KEPT: usize = 8;
+
+    /// The graph of `prefix` for the contents `stamp`, read by `load` if it is not held.
+    /// The cache stays locked while a graph is read, so it is read once however many ask.
+    fn get_or_load(
+        &self,
+        stamp: &str,
+        prefix: &str,
+        load: impl FnOnce() -> anyhow::Result<Repo>,
+    ) -> Result<Arc<Repo>> {
+        let mut graphs = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(g) = graphs
+            .iter()
+            .find(|g| g.stamp == stamp && g.prefix == prefix)
+        {
+            return Ok(Arc::clone(&g.repo));
+        }
+        let repo = Arc::new(load()?);
+        // Graphs of other contents are stale (or, for a reader behind, about to be).
+        graphs.retain(|g| g.stamp == stamp);
+        graphs.push(CachedGraph {
+            stamp: stamp.to_string(),
+            prefix: prefix.to_string(),
+            repo: Arc::clone(&repo),
+        });
+        // Oldest prefixes go first; the whole repository's graph stays.
+        while graphs.iter().filter(|g| !g.prefix.is_empty()).count() > Self::PREFIXES_KEPT {
+            let oldest = graphs
+                .iter()
+                .position(|g| !g.prefix.is_empty())
+                .expect("counted above");
+            graphs.remove(oldest);
+        }
+        Ok(repo)
     }
 }
 

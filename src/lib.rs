@@ -78,7 +78,7 @@ pub use eval::{
     EvalOptions, Latency, Report as EvalReport, Summary as EvalSummary, SystemResult, Task,
     TaskResult as EvalTask,
 };
-pub use facade::{ArtifactWrite, Index, IndexOptions, SearchOptions, TraceOptions};
+pub use facade::{ArtifactWrite, GraphCache, Index, IndexOptions, SearchOptions, TraceOptions};
 pub use hook::{install_pre_commit_hook, run_pre_commit_hook};
 pub use index::walk::SkipReason;
 pub use index::{IndexSummary, Progress, Redacted};

@@ -484,6 +484,7 @@ fn run(cli: Cli) -> Result<()> {
 }
 
 fn serve(args: ServeArgs) -> Result<()> {
+    return_freed_memory_at_once();
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let entries = codebase_indexer::serve::entries_to_serve(&args.repos, &cwd)?;
     let defaults = codebase_indexer::serve::ServeOptions::default();
@@ -1228,6 +1229,19 @@ fn human_bytes(n: u64) -> String {
 // markedly faster than the system allocator.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// A server's calls run on a pool of threads, each with its own mimalloc heap that keeps
+/// pages it freed for 10 ms by default, purged only when that thread allocates again: an
+/// idle thread holds the high-water mark of the last call it ran. Purging at once keeps the
+/// server's memory flat under load (measured on Django with 8 clients: peak resident
+/// memory +15-24% over a 2,000-call run with the default, +7.8% with this; no slower).
+fn return_freed_memory_at_once() {
+    // `mi_option_purge_delay` in the mimalloc 3 headers `libmimalloc-sys` builds (its Rust
+    // bindings do not name it).
+    const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+    // SAFETY: setting an option is allowed at any time; the value is read at each purge.
+    unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, 0) };
+}
 
 /// Routes tree-sitter's C allocations through mimalloc, which parses about 6% faster than the
 /// system allocator here.

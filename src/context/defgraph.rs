@@ -12,6 +12,7 @@ use crate::store::writer::FLAG_TEST;
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension};
 use rustc_hash::FxHashMap as HashMap;
+use std::sync::OnceLock;
 
 /// One definition, as the renderers need it.
 #[derive(Clone, Debug)]
@@ -67,6 +68,19 @@ pub struct Repo {
     /// definition.
     pub out_edges: Vec<Vec<Edge>>,
     pub in_edges: Vec<Vec<Edge>>,
+    /// The walk's steps and the definitions by name, made on first use.
+    steps: OnceLock<Steps>,
+    named: OnceLock<Vec<u32>>,
+}
+
+/// The walk's steps into each node, flattened for one sequential pass per round: into node
+/// `t`, `sources[offsets[t]..offsets[t + 1]]` with the probabilities `probs` of the step
+/// from each, in source order; `dangling[i]` says node `i` has no step out.
+struct Steps {
+    offsets: Vec<u32>,
+    sources: Vec<u32>,
+    probs: Vec<f64>,
+    dangling: Vec<bool>,
 }
 
 /// Edge kinds that say one definition depends on another (`contains` is structure).
@@ -196,6 +210,53 @@ impl Repo {
             file_ranges,
             out_edges,
             in_edges,
+            steps: OnceLock::new(),
+            named: OnceLock::new(),
+        })
+    }
+
+    /// Definitions (file nodes aside) named `name`, as indexes into `defs` in order.
+    pub fn named(&self, name: &str) -> &[u32] {
+        let sorted = self.named.get_or_init(|| {
+            let mut sorted: Vec<u32> = (0..self.defs.len() as u32)
+                .filter(|&i| self.defs[i as usize].kind != NodeKind::File)
+                .collect();
+            sorted.sort_by(|&a, &b| {
+                (self.defs[a as usize].name.as_str(), a)
+                    .cmp(&(self.defs[b as usize].name.as_str(), b))
+            });
+            sorted
+        });
+        let name_of = |i: &u32| self.defs[*i as usize].name.as_str();
+        let start = sorted.partition_point(|i| name_of(i) < name);
+        let end = start + sorted[start..].partition_point(|i| name_of(i) == name);
+        &sorted[start..end]
+    }
+
+    fn steps(&self) -> &Steps {
+        self.steps.get_or_init(|| {
+            let totals: Vec<f64> = self
+                .out_edges
+                .iter()
+                .map(|edges| edges.iter().map(|e| e.weight).sum())
+                .collect();
+            let mut offsets = Vec::with_capacity(self.defs.len() + 1);
+            let (mut sources, mut probs) = (Vec::new(), Vec::new());
+            for edges in &self.in_edges {
+                offsets.push(sources.len() as u32);
+                // In-edges are in source order (see `load`).
+                for e in edges.iter().filter(|e| totals[e.other] > 0.0) {
+                    sources.push(e.other as u32);
+                    probs.push(e.weight / totals[e.other]);
+                }
+            }
+            offsets.push(sources.len() as u32);
+            Steps {
+                offsets,
+                sources,
+                probs,
+                dangling: totals.iter().map(|&t| t <= 0.0).collect(),
+            }
         })
     }
 
@@ -236,34 +297,29 @@ impl Repo {
         } else {
             vec![1.0 / n as f64; n]
         };
-        // The walk's steps, flattened: from each node, (target, probability) pairs.
-        let mut offsets = Vec::with_capacity(n + 1);
-        let mut steps: Vec<(u32, f64)> = Vec::new();
-        for edges in &self.out_edges {
-            offsets.push(steps.len());
-            let total: f64 = edges.iter().map(|e| e.weight).sum();
-            if total > 0.0 {
-                steps.extend(edges.iter().map(|e| (e.other as u32, e.weight / total)));
-            }
-        }
-        offsets.push(steps.len());
-        let dangling_nodes: Vec<usize> = (0..n).filter(|&i| offsets[i] == offsets[i + 1]).collect();
+        let steps = self.steps();
         let mut rank = p.clone();
         let mut next = vec![0.0; n];
+        let mut dangling: f64 = (0..n).filter(|&i| steps.dangling[i]).map(|i| rank[i]).sum();
         for _ in 0..100 {
-            let dangling: f64 = dangling_nodes.iter().map(|&i| rank[i]).sum();
             let restart_mass = 1.0 - DAMPING + DAMPING * dangling;
-            for (x, &pi) in next.iter_mut().zip(&p) {
-                *x = restart_mass * pi;
-            }
-            for s in 0..n {
-                let share = DAMPING * rank[s];
-                for &(t, w) in &steps[offsets[s]..offsets[s + 1]] {
-                    next[t as usize] += share * w;
+            // One pass: each node's new rank from the ranks flowing in, and on the way the
+            // change and the dangling mass of the next round.
+            let (mut delta, mut next_dangling) = (0.0, 0.0);
+            for t in 0..n {
+                let range = steps.offsets[t] as usize..steps.offsets[t + 1] as usize;
+                let mut x = restart_mass * p[t];
+                for (&s, &w) in steps.sources[range.clone()].iter().zip(&steps.probs[range]) {
+                    x += DAMPING * rank[s as usize] * w;
+                }
+                next[t] = x;
+                delta += (rank[t] - x).abs();
+                if steps.dangling[t] {
+                    next_dangling += x;
                 }
             }
-            let delta: f64 = rank.iter().zip(&next).map(|(a, b)| (a - b).abs()).sum();
             std::mem::swap(&mut rank, &mut next);
+            dangling = next_dangling;
             if delta < 1e-6 {
                 break;
             }
@@ -353,6 +409,8 @@ mod tests {
             file_ranges: Vec::new(),
             out_edges,
             in_edges,
+            steps: OnceLock::new(),
+            named: OnceLock::new(),
         }
     }
 

@@ -119,20 +119,15 @@ pub fn query_seeds(
             }
         }
     }
-    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, d) in repo.defs.iter().enumerate() {
-        if d.kind != NodeKind::File {
-            by_name.entry(d.name.as_str()).or_default().push(i);
-        }
-    }
     for token in query.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.')) {
         for part in token
             .split('.')
             .filter(|p| rank_files::looks_like_identifier(p))
         {
-            if let Some(defs) = by_name.get(part) {
+            let defs = repo.named(part);
+            if !defs.is_empty() {
                 let share = 1.0 / defs.len() as f64;
-                seeds.extend(defs.iter().map(|&d| (d, share)));
+                seeds.extend(defs.iter().map(|&d| (d as usize, share)));
             }
         }
     }

@@ -5,7 +5,7 @@
 
 use super::registry::{RepoEntry, RepoKind};
 use crate::error::{Error, Result};
-use crate::facade::{ArtifactWrite, Index, IndexOptions};
+use crate::facade::{ArtifactWrite, GraphCache, Index, IndexOptions};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,12 +31,14 @@ pub struct Repo {
     refresher: Option<Mutex<Index>>,
     /// Indexes for the queries that read the database alone.
     readers: Pool,
-    /// The index of the ranked renderers (map, pack), keeping the whole definitions graph in
-    /// memory (loaded once per change of the database).
+    /// Indexes of the ranked renderers (map, pack).
     graph_readers: Pool,
     /// The skeleton's own index (its graphs are mostly of path prefixes, small and quick to
     /// render): a skeleton never waits behind a map or a pack.
     skeleton_readers: Pool,
+    /// The definitions graphs every reader shares, each read once per change of the
+    /// database.
+    graphs: GraphCache,
     /// Set by the watcher (or a fetch) when the tree changed since the last refresh.
     dirty: Arc<AtomicBool>,
     /// Kept for as long as the repository is served; `None` when the platform refused one.
@@ -195,11 +197,9 @@ impl Repo {
             location: None,
             refresher: None,
             readers: Pool::new(max_readers),
-            // One: on a machine with few cores, renderers side by side only slow the cheap
-            // queries down (measured on Django with 8 clients: no more answers per second,
-            // search's p50 6 ms to 11 ms) and hold a graph each.
-            graph_readers: Pool::new(1),
+            graph_readers: Pool::new(max_readers),
             skeleton_readers: Pool::new(1),
+            graphs: GraphCache::default(),
             dirty: Arc::new(AtomicBool::new(false)),
             watcher: None,
             state: Mutex::new(State {
@@ -333,11 +333,11 @@ impl Repo {
     }
 
     fn open_reader(&self) -> Result<Index> {
-        Index::open(
-            self.location
-                .as_ref()
-                .expect("set when the repository opened"),
-        )
+        let location = self
+            .location
+            .as_ref()
+            .expect("set when the repository opened");
+        Ok(Index::open(location)?.with_graph_cache(self.graphs.clone()))
     }
 
     /// Runs `f` on one of this repository's readers, fresh first.

@@ -383,7 +383,7 @@ pub fn read_manifest(path: &Path) -> Option<Manifest> {
 }
 
 /// Every file's path and content hash, in path order, hashed.
-fn fingerprint(conn: &Connection) -> Result<String> {
+pub(crate) fn fingerprint(conn: &Connection) -> Result<String> {
     let mut h = blake3::Hasher::new();
     let mut q = conn.prepare("SELECT path, hash FROM files ORDER BY path")?;
     let mut rows = q.query([])?;

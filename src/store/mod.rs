@@ -167,7 +167,9 @@ pub fn create(path: &Path, mode: Mode) -> Result<Connection> {
 fn configure(conn: &Connection, path: &Path, mode: Mode) -> Result<()> {
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
     let pragmas = match mode {
-        Mode::ReadOnly => "PRAGMA query_only = ON; PRAGMA cache_size = -16384;",
+        // A server holds several read-only connections, each page cache filling over hours:
+        // 4 MiB each (measured on Django under 8 clients: no slower than 16 MiB, 60 MB less).
+        Mode::ReadOnly => "PRAGMA query_only = ON; PRAGMA cache_size = -4096;",
         Mode::ReadWrite => {
             // Memory-mapped reads: resolution reads every definition on each run.
             "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA mmap_size = 1073741824; \

@@ -155,6 +155,35 @@ fn a_long_lived_index_sees_incremental_runs_and_rebuilds() {
 }
 
 #[test]
+fn indexes_sharing_a_graph_cache_never_answer_from_a_stale_graph() {
+    let (_dir, root, db) = shop();
+    crate::common::index(&root, &db);
+    let first = Index::open(&db).unwrap();
+    let second = Index::open(&db)
+        .unwrap()
+        .with_graph_cache(first.graph_cache());
+    let names = |index: &Index| {
+        qualified_names(&index.map(&MapOptions::default()).unwrap())
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(&first), names(&second));
+
+    // The second reads the new contents first; the first must not keep the graph it read.
+    write(&root, "shop/coupon.py", b"def coupon():\n    return 5\n");
+    crate::common::index(&root, &db);
+    assert!(names(&second).contains(&"shop.coupon.coupon".to_string()));
+    assert!(names(&first).contains(&"shop.coupon.coupon".to_string()));
+
+    // And back: a file removed is gone for both.
+    std::fs::remove_file(root.join("shop/coupon.py")).unwrap();
+    crate::common::index(&root, &db);
+    assert!(!names(&first).contains(&"shop.coupon.coupon".to_string()));
+    assert!(!names(&second).contains(&"shop.coupon.coupon".to_string()));
+}
+
+#[test]
 fn refresh_re_indexes_with_the_options_of_the_build() {
     let (_dir, root, db) = shop();
     let run = options(&root, &db);
