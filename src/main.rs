@@ -766,6 +766,7 @@ fn skeleton(
         path_prefix: path,
         tokenizer: render.tokenizer,
         show_dropped: render.show_dropped,
+        ..SkeletonOptions::default()
     };
     let s = open(&render.target)?.skeleton(&options)?;
     if render.target.json {
@@ -795,6 +796,7 @@ fn map(
         },
         tokenizer: render.tokenizer,
         show_dropped: render.show_dropped,
+        ..MapOptions::default()
     };
     let map = open(&render.target)?.map(&options)?;
     write!(std::io::stdout().lock(), "{}", map.text)?;
@@ -828,6 +830,7 @@ fn pack(
         },
         tokenizer: render.tokenizer,
         show_dropped: render.show_dropped,
+        ..PackOptions::default()
     };
     let p = open(&render.target)?.pack(&options)?;
     match output {

@@ -1,8 +1,10 @@
 //! What an agent reads, under a token budget: the definitions graph loaded from the database
 //! (`defgraph`, with personalized PageRank), token counting and fitting (`tokens`), and the
 //! renderers built on them: `skeleton`, `repomap`, `pack`, with `render` for the text pieces
-//! they share. Renderers only read the database.
+//! they share, and `cursor` for answers that continue where an earlier one stopped. Renderers
+//! only read the database.
 
+pub mod cursor;
 pub mod defgraph;
 pub mod pack;
 pub mod render;

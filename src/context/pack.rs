@@ -8,6 +8,7 @@
 //! Candidates are taken whole in that order; one that does not fit is skipped and the scan
 //! goes on. A root too large to include whole is shown as its signature instead.
 
+use crate::context::cursor::{self, Positions, Shown};
 use crate::context::defgraph::{source_of, Contents, Def, Edge, Repo};
 use crate::context::render::{cdata, code_tag, fence, signature_lines, xml_escape};
 use crate::context::repomap;
@@ -50,6 +51,11 @@ pub struct Options {
     pub tokenizer: Tokenizer,
     /// List the best symbols left out (as many as fit).
     pub show_dropped: bool,
+    /// Continue after the packs this cursor (a `next_cursor`) stands for: the symbols they
+    /// showed are left out of this one, and count as in context.
+    pub cursor: Option<String>,
+    /// End the text with the cursor that continues after this pack, when anything is left.
+    pub offer_cursor: bool,
 }
 
 impl Options {
@@ -65,7 +71,17 @@ impl Default for Options {
             format: Format::default(),
             tokenizer: Tokenizer::default(),
             show_dropped: false,
+            cursor: None,
+            offer_cursor: false,
         }
+    }
+}
+
+impl Options {
+    /// What a cursor of this pack answers: the same candidates come only from the same
+    /// target and renderings.
+    fn question(&self) -> String {
+        format!("{:?}\0{}", self.target, self.signatures_only)
     }
 }
 
@@ -175,6 +191,12 @@ pub struct Pack {
     /// The target's roots, and how many of them are in the pack.
     pub roots: usize,
     pub roots_included: usize,
+    /// Symbols shown by the packs the cursor continued after.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub shown_before: usize,
+    /// Continues after this pack and those before it; `None` when nothing is left.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
     pub files: Vec<PackedFile>,
     /// With `show_dropped`: the first symbols left out, in the order they were considered.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -193,8 +215,44 @@ pub struct Candidate {
     pub root: bool,
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Tokens kept for the line offering a cursor (a check and a few runs of positions).
+const CURSOR_RESERVE: usize = 48;
+
+/// What earlier pages of a pack showed, and whether this one leaves candidates for later.
+struct Paging {
+    /// The candidates' definitions, in order: a cursor's positions index them.
+    defs: Vec<usize>,
+    /// Positions shown before, in full and as signatures.
+    full: Positions,
+    signatures: Positions,
+    /// The scan stopped before the last candidate.
+    stopped_early: bool,
+}
+
+impl Paging {
+    fn identity<'r>(&'r self, repo: &'r Repo) -> impl Fn(usize) -> String + 'r {
+        move |k| repo.defs[self.defs[k]].qualified_name.clone()
+    }
+
+    /// Earlier pages' symbols, with their renderings.
+    fn shown(&self) -> impl Iterator<Item = (usize, Rendering)> + '_ {
+        let full = self.full.iter().map(|k| (self.defs[k], Rendering::Full));
+        full.chain(
+            self.signatures
+                .iter()
+                .map(|k| (self.defs[k], Rendering::Signature)),
+        )
+    }
+}
+
 /// A candidate with its renderings' texts and costs.
 struct Priced {
+    /// Its position among the candidates.
+    position: usize,
     def: usize,
     reason: Reason,
     rendering: Rendering,
@@ -210,7 +268,22 @@ struct Priced {
 pub fn build_in(conn: &Connection, repo: &Repo, opts: &Options) -> Result<Pack> {
     let roots = roots(conn, repo, &opts.target)?;
     let candidates = expand(repo, &roots);
-    assemble(conn, repo, candidates, roots.len(), opts)
+    let mut paging = Paging {
+        defs: candidates.iter().map(|c| c.def).collect(),
+        full: Positions::default(),
+        signatures: Positions::default(),
+        stopped_early: false,
+    };
+    if let Some(c) = &opts.cursor {
+        let shown = {
+            let identity = paging.identity(repo);
+            cursor::decode(c, "pack", &opts.question(), 2, candidates.len(), &identity)?
+        };
+        let mut sets = shown.sets.into_iter();
+        paging.full = sets.next().unwrap_or_default();
+        paging.signatures = sets.next().unwrap_or_default();
+    }
+    assemble(conn, repo, candidates, roots.len(), paging, opts)
 }
 
 /// The definitions a target names, most relevant first.
@@ -362,6 +435,7 @@ fn assemble(
     repo: &Repo,
     candidates: Vec<Candidate>,
     roots: usize,
+    mut paging: Paging,
     opts: &Options,
 ) -> Result<Pack> {
     let tk = opts.tokenizer;
@@ -382,30 +456,39 @@ fn assemble(
             .count(),
         roots,
         roots_included: 0,
+        shown_before: paging.full.len() + paging.signatures.len(),
+        next_cursor: None,
         files: Vec::new(),
         dropped_top: Vec::new(),
         format: opts.format,
         text: String::new(),
     };
     let header_cost = tk.count(&header(&pack, 0, candidates.len(), 0));
-    let room = opts
-        .budget
-        .saturating_sub(header_cost + tokens::dropped_reserve(opts.budget, opts.show_dropped));
+    let cursor_room = if opts.offer_cursor { CURSOR_RESERVE } else { 0 };
+    let room = opts.budget.saturating_sub(
+        header_cost + cursor_room + tokens::dropped_reserve(opts.budget, opts.show_dropped),
+    );
+    let shown_in_full: Vec<usize> = paging.full.iter().map(|k| paging.defs[k]).collect();
     let mut taken: Vec<Priced> = Vec::new();
     let mut dropped: Vec<Priced> = Vec::new();
     let mut used = 0;
     let mut files_in: HashSet<usize> = HashSet::new();
     let candidates_total = candidates.len();
     let mut misses = 0;
-    for c in candidates {
+    for (position, c) in candidates.into_iter().enumerate() {
         if room - used < ROOM_FLOOR || misses >= MISSES_IN_A_ROW {
+            paging.stopped_early = true;
             break;
         }
+        if paging.full.contains(position) || paging.signatures.contains(position) {
+            continue;
+        }
         let d = &repo.defs[c.def];
-        // Inside something already taken whole: already in the pack.
+        // Inside something already taken whole, here or before: already in the context.
         if taken
             .iter()
             .any(|t| t.rendering == Rendering::Full && repo.is_within(c.def, t.def))
+            || shown_in_full.iter().any(|&t| repo.is_within(c.def, t))
         {
             continue;
         }
@@ -432,7 +515,7 @@ fn assemble(
             if rendering == Rendering::Full && bytes / MAX_BYTES_PER_TOKEN > room - used {
                 continue;
             }
-            let priced = price(repo, &c, rendering, &content, opts);
+            let priced = price(repo, position, &c, rendering, &content, opts);
             // What it contains that was taken separately is refunded when it comes in.
             let inner: Vec<usize> = (0..taken.len())
                 .filter(|&i| rendering == Rendering::Full && repo.is_within(taken[i].def, c.def))
@@ -459,6 +542,7 @@ fn assemble(
                 // Too large by its size alone: its tokens are estimated, not counted.
                 let bytes = (d.end_byte - d.start_byte) as usize;
                 Priced {
+                    position,
                     def: c.def,
                     reason: c.reason.clone(),
                     rendering: Rendering::Full,
@@ -480,6 +564,7 @@ fn assemble(
             &dropped,
             kept,
             candidates_total,
+            &paging,
             n,
             opts,
         );
@@ -498,6 +583,7 @@ fn assemble(
         &dropped,
         &kept,
         candidates_total,
+        &paging,
         n,
         opts,
     );
@@ -506,6 +592,7 @@ fn assemble(
 
 fn price(
     repo: &Repo,
+    position: usize,
     c: &Candidate,
     rendering: Rendering,
     content: &str,
@@ -518,6 +605,7 @@ fn price(
     };
     let tk = opts.tokenizer;
     let mut priced = Priced {
+        position,
         def: c.def,
         reason: c.reason.clone(),
         rendering,
@@ -585,8 +673,8 @@ fn packed(repo: &Repo, p: &Priced, not_in_context: Vec<Missing>) -> PackedSymbol
     }
 }
 
-/// Sets the pack's files, account and text for `kept` (indexes into `taken`), its text
-/// stating `tokens` as its own count.
+/// Sets the pack's files, account, cursor and text for `kept` (indexes into `taken`), its
+/// text stating `tokens` as its own count.
 #[allow(clippy::too_many_arguments)]
 fn fill(
     pack: &mut Pack,
@@ -595,12 +683,15 @@ fn fill(
     dropped: &[Priced],
     kept: &[usize],
     candidates_total: usize,
+    paging: &Paging,
     tokens: usize,
     opts: &Options,
 ) {
+    // In the agent's context: this pack's symbols and the earlier pages'.
     let in_pack: Vec<(usize, Rendering)> = kept
         .iter()
         .map(|&k| (taken[k].def, taken[k].rendering))
+        .chain(paging.shown())
         .collect();
     // Files in the order of their first symbol; symbols in source order.
     let mut order: Vec<usize> = Vec::new();
@@ -637,7 +728,24 @@ fn fill(
         .count();
     pack.account.tokens = tokens;
     pack.account.included = kept.len();
-    pack.account.dropped = candidates_total - kept.len();
+    pack.account.dropped = candidates_total - kept.len() - pack.shown_before;
+    // A page that showed nothing would be followed by the same page.
+    let more = (paging.stopped_early || !dropped.is_empty() || kept.len() < taken.len())
+        && !kept.is_empty();
+    pack.next_cursor = more.then(|| {
+        let now = |r: Rendering| {
+            kept.iter()
+                .filter(move |&&k| taken[k].rendering == r)
+                .map(|&k| taken[k].position)
+        };
+        let shown = Shown {
+            sets: vec![
+                paging.full.with(now(Rendering::Full)),
+                paging.signatures.with(now(Rendering::Signature)),
+            ],
+        };
+        cursor::encode("pack", &opts.question(), &shown, &paging.identity(repo))
+    });
     pack.dropped_top = Vec::new();
     let mut all_dropped: Vec<DroppedSymbol> = Vec::new();
     if opts.show_dropped {
@@ -659,7 +767,13 @@ fn fill(
             })
             .collect();
     }
-    pack.text = render_text(pack, kept.len(), candidates_total, tokens);
+    pack.text = render_text(
+        pack,
+        kept.len(),
+        candidates_total,
+        tokens,
+        opts.offer_cursor,
+    );
     if all_dropped.is_empty() {
         return;
     }
@@ -680,11 +794,24 @@ fn fill(
         room -= cost;
         pack.dropped_top.push(d);
     }
-    pack.text = render_text(pack, kept.len(), candidates_total, tokens);
+    pack.text = render_text(
+        pack,
+        kept.len(),
+        candidates_total,
+        tokens,
+        opts.offer_cursor,
+    );
 }
 
-/// The pack's text in its format, stating `tokens` as its own count.
-fn render_text(pack: &Pack, included: usize, candidates: usize, tokens: usize) -> String {
+/// The pack's text in its format, stating `tokens` as its own count (and, with
+/// `offer_cursor`, ending with its cursor when it has one).
+fn render_text(
+    pack: &Pack,
+    included: usize,
+    candidates: usize,
+    tokens: usize,
+    offer_cursor: bool,
+) -> String {
     match pack.format {
         Format::Json => serde_json::to_string_pretty(pack).unwrap_or_default() + "\n",
         format => {
@@ -699,6 +826,17 @@ fn render_text(pack: &Pack, included: usize, candidates: usize, tokens: usize) -
                 }
             }
             text.push_str(&dropped_text(format, &pack.dropped_top));
+            match &pack.next_cursor {
+                Some(c) if offer_cursor && format == Format::Xml => {
+                    text.push_str(&format!("<next_cursor>{}</next_cursor>\n", xml_escape(c)));
+                }
+                Some(c) if offer_cursor => {
+                    text.push_str(&format!(
+                        "\n# continue after this pack with cursor \"{c}\"\n"
+                    ));
+                }
+                _ => {}
+            }
             if format == Format::Xml {
                 text.push_str("</context_pack>\n");
             }
@@ -718,7 +856,11 @@ fn header(pack: &Pack, included: usize, candidates: usize, tokens: usize) -> Str
         }
     };
     let a = &pack.account;
-    let dropped = candidates.saturating_sub(included);
+    let dropped = candidates.saturating_sub(included + pack.shown_before);
+    let before = match pack.shown_before {
+        0 => String::new(),
+        n => format!(" after {n} shown before"),
+    };
     match pack.format {
         Format::Xml => format!(
             "<context_pack schema=\"{}\" tokenizer=\"{}\" budget=\"{}\" tokens=\"{tokens}\" \
@@ -736,7 +878,7 @@ fn header(pack: &Pack, included: usize, candidates: usize, tokens: usize) -> Str
         ),
         _ => format!(
             "# Context pack: {target}\n\
-             repository: {} symbols; included {included} ({} of {} root{}), left out {dropped} more reached from them\n\
+             repository: {} symbols; included {included}{before} ({} of {} root{}), left out {dropped} more reached from them\n\
              tokens: {} of code, {tokens} in all, budget {} ({})\n",
             pack.repo_symbols,
             pack.roots_included,

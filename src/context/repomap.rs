@@ -8,6 +8,7 @@
 //! discounted for tests, migrations and documentation, the one adjustment the evaluation tasks
 //! supported (see `SECONDARY`).
 
+use crate::context::cursor::{self, Positions};
 use crate::context::defgraph::{Def, Repo};
 use crate::context::tokens::{self, Account, Tokenizer};
 use crate::model::NodeKind;
@@ -36,6 +37,11 @@ pub struct Options {
     pub tokenizer: Tokenizer,
     /// List the best definitions left out, as many as fit.
     pub show_dropped: bool,
+    /// Continue after the maps this cursor (a `next_cursor`) stands for: the definitions
+    /// they showed are left out of this one.
+    pub cursor: Option<String>,
+    /// End the text with the cursor that continues after this map, when anything is left.
+    pub offer_cursor: bool,
 }
 
 impl Options {
@@ -51,7 +57,17 @@ impl Default for Options {
             format: Format::default(),
             tokenizer: Tokenizer::default(),
             show_dropped: false,
+            cursor: None,
+            offer_cursor: false,
         }
+    }
+}
+
+impl Options {
+    /// What a cursor of this map answers: the same ranking is made only from the same
+    /// query and focus.
+    fn question(&self) -> String {
+        format!("{:?}\0{:?}", self.query, self.focus)
     }
 }
 
@@ -193,6 +209,12 @@ pub struct RepoMap {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
     pub entries: Vec<MapEntry>,
+    /// Definitions shown by the maps the cursor continued after.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub shown_before: usize,
+    /// Continues after this map and those before it; `None` when nothing is left.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
     /// With `show_dropped`: the best definitions left out, best first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dropped_top: Vec<String>,
@@ -200,6 +222,13 @@ pub struct RepoMap {
     #[serde(skip)]
     pub text: String,
 }
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Tokens kept for the line offering a cursor (a check and a few runs of positions).
+const CURSOR_RESERVE: usize = 40;
 
 /// Stop scanning for more entries once the budget has less room than this, or after this
 /// many entries in a row did not fit.
@@ -225,11 +254,24 @@ pub fn render_in(conn: &Connection, repo: &Repo, opts: &Options) -> Result<RepoM
     if ranked.is_empty() {
         bail!("the index holds no definitions to map");
     }
-    render_ranked(repo, &ranked, opts)
+    let before = match &opts.cursor {
+        Some(c) => {
+            let identity = |k: usize| repo.defs[ranked[k].0].qualified_name.clone();
+            let shown = cursor::decode(c, "map", &opts.question(), 1, ranked.len(), &identity)?;
+            shown.sets.into_iter().next().unwrap_or_default()
+        }
+        None => Positions::default(),
+    };
+    render_ranked(repo, &ranked, &before, opts)
 }
 
-/// Renders the best of `ranked` that fit the budget.
-fn render_ranked(repo: &Repo, ranked: &[(usize, f64)], opts: &Options) -> Result<RepoMap> {
+/// Renders the best of `ranked` that fit the budget, those at the positions `before` aside.
+fn render_ranked(
+    repo: &Repo,
+    ranked: &[(usize, f64)],
+    before: &Positions,
+    opts: &Options,
+) -> Result<RepoMap> {
     let tk = opts.tokenizer;
     let mut map = RepoMap {
         schema: "codebase-indexer/map/1",
@@ -242,13 +284,16 @@ fn render_ranked(repo: &Repo, ranked: &[(usize, f64)], opts: &Options) -> Result
         focus: opts.focus.clone(),
         query: opts.query.clone(),
         entries: Vec::new(),
+        shown_before: before.len(),
+        next_cursor: None,
         dropped_top: Vec::new(),
         text: String::new(),
     };
     let header_room = tk.count(&header(&map, 0, ranked.len(), 0));
-    let room = opts
-        .budget
-        .saturating_sub(header_room + tokens::dropped_reserve(opts.budget, opts.show_dropped));
+    let cursor_room = if opts.offer_cursor { CURSOR_RESERVE } else { 0 };
+    let room = opts.budget.saturating_sub(
+        header_room + cursor_room + tokens::dropped_reserve(opts.budget, opts.show_dropped),
+    );
     // Greedy by rank: an entry costs its lines, plus its file's header when it is the first
     // of its file.
     let mut taken: Vec<usize> = Vec::new();
@@ -257,6 +302,9 @@ fn render_ranked(repo: &Repo, ranked: &[(usize, f64)], opts: &Options) -> Result
     for (k, &(def, score)) in ranked.iter().enumerate() {
         if room - used < ROOM_FLOOR || misses >= MISSES_IN_A_ROW {
             break;
+        }
+        if before.contains(k) {
+            continue;
         }
         let d = &repo.defs[def];
         let mut cost = match opts.format {
@@ -281,6 +329,7 @@ fn render_ranked(repo: &Repo, ranked: &[(usize, f64)], opts: &Options) -> Result
     let fitted = tokens::fit_exact(tk, opts.budget, taken, |taken, n| {
         let mut m = RepoMap {
             entries: Vec::new(),
+            next_cursor: None,
             dropped_top: Vec::new(),
             text: String::new(),
             focus: map.focus.clone(),
@@ -288,7 +337,7 @@ fn render_ranked(repo: &Repo, ranked: &[(usize, f64)], opts: &Options) -> Result
             account: map.account.clone(),
             ..map
         };
-        fill(&mut m, repo, ranked, taken, n, opts);
+        fill(&mut m, repo, ranked, before, taken, n, opts);
         m.text
     });
     let Some((taken, _, n)) = fitted else {
@@ -297,16 +346,17 @@ fn render_ranked(repo: &Repo, ranked: &[(usize, f64)], opts: &Options) -> Result
             opts.budget
         );
     };
-    fill(&mut map, repo, ranked, &taken, n, opts);
+    fill(&mut map, repo, ranked, before, &taken, n, opts);
     Ok(map)
 }
 
-/// Sets `map`'s entries, account and text for the entries `taken` (indexes into `ranked`),
-/// its text stating `tokens` as its own count.
+/// Sets `map`'s entries, account, cursor and text for the entries `taken` (indexes into
+/// `ranked`) after those `before`, its text stating `tokens` as its own count.
 fn fill(
     map: &mut RepoMap,
     repo: &Repo,
     ranked: &[(usize, f64)],
+    before: &Positions,
     taken: &[usize],
     tokens: usize,
     opts: &Options,
@@ -317,8 +367,22 @@ fn fill(
         .collect();
     map.account.tokens = tokens;
     map.account.included = taken.len();
-    map.account.dropped = ranked.len() - taken.len();
-    let in_map: std::collections::HashSet<usize> = taken.iter().copied().collect();
+    map.account.dropped = ranked.len() - taken.len() - before.len();
+    // A page that showed nothing would be followed by the same page.
+    map.next_cursor = (map.account.dropped > 0 && !taken.is_empty()).then(|| {
+        let shown = cursor::Shown {
+            sets: vec![before.with(taken.iter().copied())],
+        };
+        let identity = |k: usize| repo.defs[ranked[k].0].qualified_name.clone();
+        cursor::encode("map", &opts.question(), &shown, &identity)
+    });
+    let cursor_line = match &map.next_cursor {
+        Some(c) if opts.offer_cursor => format!("# continue after this map with cursor \"{c}\"\n"),
+        _ => String::new(),
+    };
+    // Shown here or before: not listed as left out.
+    let in_map: std::collections::HashSet<usize> =
+        taken.iter().copied().chain(before.iter()).collect();
     map.dropped_top = Vec::new();
     let head = header(map, taken.len(), ranked.len(), tokens);
     match opts.format {
@@ -348,8 +412,10 @@ fn fill(
                 }
             }
             if opts.show_dropped {
-                append_dropped(&mut text, repo, ranked, &in_map, opts);
+                let reserve = opts.tokenizer.count(&cursor_line);
+                append_dropped(&mut text, repo, ranked, &in_map, reserve, opts);
             }
+            text.push_str(&cursor_line);
             map.text = text;
         }
         Format::Json => {
@@ -386,6 +452,7 @@ fn append_dropped(
     repo: &Repo,
     ranked: &[(usize, f64)],
     in_map: &std::collections::HashSet<usize>,
+    reserve: usize,
     opts: &Options,
 ) {
     let names: Vec<&str> = ranked
@@ -403,7 +470,7 @@ fn append_dropped(
     // self-consistent count would not settle (measured: 1.5 s of retries on Django at 4k).
     let room = opts
         .budget
-        .saturating_sub(opts.tokenizer.count(text) + DROPPED_MARGIN);
+        .saturating_sub(opts.tokenizer.count(text) + reserve + DROPPED_MARGIN);
     let mut line = String::from("# left out, best first:");
     let mut listed = 0;
     for name in names {
@@ -440,11 +507,15 @@ fn header(map: &RepoMap, included: usize, total: usize, tokens: usize) -> String
     } else {
         format!(", centred on {}", centred.join("; "))
     };
+    let before = match map.shown_before {
+        0 => String::new(),
+        n => format!(" after {n} shown before"),
+    };
     format!(
-        "# repo map: {included} of {total} definitions by PageRank{centred}; {tokens} of {} tokens ({}), {} left out\n",
+        "# repo map: {included} of {total} definitions by PageRank{before}{centred}; {tokens} of {} tokens ({}), {} left out\n",
         map.account.budget,
         map.account.tokenizer.as_str(),
-        total - included
+        total - included - map.shown_before
     )
 }
 

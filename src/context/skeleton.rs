@@ -11,6 +11,7 @@
 //! chosen greedily by file rank (the PageRank of its definitions, tests, migrations and
 //! documentation restarting less), and printed in path order.
 
+use crate::context::cursor::{self, Positions};
 use crate::context::defgraph::{Def, Repo};
 use crate::context::render;
 use crate::context::tokens::{self, Account, Tokenizer};
@@ -63,6 +64,12 @@ pub struct Options {
     pub tokenizer: Tokenizer,
     /// End with a line naming the files left out, as many as fit.
     pub show_dropped: bool,
+    /// Continue after the skeletons this cursor (a `next_cursor`) stands for: the files
+    /// they showed are left out of this one.
+    pub cursor: Option<String>,
+    /// End the text with the cursor that continues after this skeleton, when anything is
+    /// left.
+    pub offer_cursor: bool,
 }
 
 impl Options {
@@ -77,7 +84,17 @@ impl Default for Options {
             path_prefix: None,
             tokenizer: Tokenizer::default(),
             show_dropped: false,
+            cursor: None,
+            offer_cursor: false,
         }
+    }
+}
+
+impl Options {
+    /// What a cursor of this skeleton answers: the files are ranked the same way only under
+    /// the same prefix (and shown in the same mode only when asked for the same one).
+    fn question(&self) -> String {
+        format!("{:?}\0{}", self.path_prefix, self.mode.as_str())
     }
 }
 
@@ -89,8 +106,14 @@ pub struct Skeleton {
     pub account: Account,
     /// Files under the prefix, whether they had anything to show in this mode or not.
     pub files_total: usize,
+    /// The files shown, in path order.
+    pub files: Vec<String>,
     /// Files with something to show that the budget left out, the lowest-ranked last.
     pub dropped_files: Vec<String>,
+    /// Files shown by the skeletons the cursor continued after.
+    pub shown_before: usize,
+    /// Continues after this skeleton and those before it; `None` when nothing is left.
+    pub next_cursor: Option<String>,
 }
 
 /// Restart weight of a definition in tests, migrations or documentation (others weigh 1).
@@ -103,6 +126,8 @@ const DROPPED_ROOM: usize = 5;
 /// No file's rendering costs fewer tokens than this: with less room left, no file is
 /// measured any more.
 const MIN_ITEM_TOKENS: usize = 3;
+/// Tokens kept for the line offering a cursor (a check and a few runs of positions).
+const CURSOR_RESERVE: usize = 40;
 
 /// Renders the repository (or the files under `opts.path_prefix`) in `opts.mode`, within
 /// `opts.budget` tokens, from its graph: `repo` must be `conn`'s, loaded with the same path
@@ -114,7 +139,7 @@ pub fn render_in(conn: &Connection, repo: &Repo, opts: &Options) -> Result<Skele
             _ => bail!("the index holds no files: run `indexer index` first"),
         }
     }
-    let mut r = Renderer::new(conn, repo, opts);
+    let mut r = Renderer::new(conn, repo, opts)?;
     match opts.mode {
         Mode::Auto => {
             for mode in [Mode::Skeleton, Mode::Compact, Mode::Summary] {
@@ -245,8 +270,10 @@ struct Head<'h> {
     auto: bool,
     scope: &'h str,
     files_total: usize,
-    /// Files with something to show in this mode.
+    /// Files with something to show in this mode (those shown before aside).
     items: usize,
+    /// Files shown before (the cursor's).
+    before: usize,
     budget: usize,
     tokenizer: Tokenizer,
 }
@@ -254,8 +281,12 @@ struct Head<'h> {
 impl Head<'_> {
     fn line(&self, included: usize, tokens: usize) -> String {
         let dropped = self.items - included.min(self.items);
+        let before = match self.before {
+            0 => String::new(),
+            n => format!(" after {} shown before", thousands(n)),
+        };
         let mut line = format!(
-            "# skeleton of {} ({} file{}), mode {}{}: {} shown, {} dropped",
+            "# skeleton of {} ({} file{}), mode {}{}: {} shown{before}, {} dropped",
             self.scope,
             thousands(self.files_total),
             if self.files_total == 1 { "" } else { "s" },
@@ -267,7 +298,7 @@ impl Head<'_> {
         if dropped > 0 {
             line.push_str(" (the lowest-ranked, over budget)");
         }
-        let empty = self.files_total - self.items.min(self.files_total);
+        let empty = self.files_total - (self.items + self.before).min(self.files_total);
         if empty > 0 {
             line.push_str(&format!(", {} with nothing to show", thousands(empty)));
         }
@@ -306,6 +337,10 @@ struct Renderer<'a> {
     rank: Vec<f64>,
     /// Files, best-ranked first (ties in path order).
     order: Vec<usize>,
+    /// Positions in `order` of the files shown before (the cursor's), and per file whether
+    /// it is one.
+    before: Positions,
+    shown_before: Vec<bool>,
     /// Per mode slot, per file: its block once built (`None` inside: nothing to show).
     blocks: [Vec<Option<Option<Block>>>; 4],
     /// Per file, the paths of the other files it imports from (loaded for `deps`).
@@ -317,7 +352,7 @@ struct Renderer<'a> {
 }
 
 impl<'a> Renderer<'a> {
-    fn new(conn: &'a Connection, repo: &'a Repo, opts: &'a Options) -> Renderer<'a> {
+    fn new(conn: &'a Connection, repo: &'a Repo, opts: &'a Options) -> Result<Renderer<'a>> {
         let restart: Vec<f64> = repo
             .defs
             .iter()
@@ -337,23 +372,37 @@ impl<'a> Renderer<'a> {
         let mut order: Vec<usize> = (0..repo.files.len()).collect();
         order.sort_by(|&a, &b| file_rank[b].total_cmp(&file_rank[a]).then(a.cmp(&b)));
         let n = repo.files.len();
+        let before = match &opts.cursor {
+            Some(c) => {
+                let identity = |k: usize| repo.files[order[k]].path.clone();
+                let shown = cursor::decode(c, "skeleton", &opts.question(), 1, n, &identity)?;
+                shown.sets.into_iter().next().unwrap_or_default()
+            }
+            None => Positions::default(),
+        };
+        let mut shown_before = vec![false; n];
+        for k in before.iter() {
+            shown_before[order[k]] = true;
+        }
         let empty = || (0..n).map(|_| None).collect::<Vec<_>>();
         let scope = match opts.path_prefix.as_deref() {
             Some(p) if !p.is_empty() => p.to_string(),
             _ => "the repository".to_string(),
         };
-        Renderer {
+        Ok(Renderer {
             conn,
             repo,
             opts,
             rank,
             order,
+            before,
+            shown_before,
             blocks: [empty(), empty(), empty(), empty()],
             deps: None,
             compact_shown: Vec::new(),
             scope,
             auto: opts.mode == Mode::Auto,
-        }
+        })
     }
 
     fn head(&self, mode: Mode, items: usize) -> Head<'_> {
@@ -363,13 +412,20 @@ impl<'a> Renderer<'a> {
             scope: &self.scope,
             files_total: self.repo.files.len(),
             items,
+            before: self.before.len(),
             budget: self.opts.budget,
             tokenizer: self.opts.tokenizer,
         }
     }
 
-    /// Files with something to show in `mode`, best-ranked first.
+    /// Files with something to show in `mode`, best-ranked first, those shown before aside.
     fn items(&mut self, mode: Mode) -> Result<Vec<usize>> {
+        let mut items = self.all_items(mode)?;
+        items.retain(|&f| !self.shown_before[f]);
+        Ok(items)
+    }
+
+    fn all_items(&mut self, mode: Mode) -> Result<Vec<usize>> {
         let repo = self.repo;
         let has_defs = |f: usize| {
             repo.defs_of_file(f)
@@ -487,7 +543,7 @@ impl<'a> Renderer<'a> {
         let texts = self.texts(mode, &items);
         let head = self.head(mode, items.len());
         let fitted = tokens::fit_exact(tk, budget, all, |kept, n| {
-            compose(&head, &items, &texts, kept, n, None)
+            compose(&head, &items, &texts, kept, n, "")
         });
         Ok(match fitted {
             Some((kept, text, n)) if kept.len() == items.len() => {
@@ -529,7 +585,12 @@ impl<'a> Renderer<'a> {
             }
             cost
         };
-        let room = budget.saturating_sub(head_cost);
+        let cursor_room = if self.opts.offer_cursor {
+            CURSOR_RESERVE
+        } else {
+            0
+        };
+        let room = budget.saturating_sub(head_cost + cursor_room);
         // Greedy in rank order; a file known not to fit what is left is given a cost over
         // the whole room, which is what the selection would make of its true cost.
         let over = room.saturating_add(1);
@@ -554,11 +615,25 @@ impl<'a> Renderer<'a> {
         let texts = self.texts(mode, &items);
         let head = self.head(mode, items.len());
         let fitted = tokens::fit_exact(tk, budget, taken, |kept, n| {
-            compose(&head, &items, &texts, kept, n, None)
+            compose(
+                &head,
+                &items,
+                &texts,
+                kept,
+                n,
+                &self.cursor_line(&items, kept),
+            )
         });
         let Some((kept, mut text, mut n)) = fitted else {
             let least = tokens::fit_exact(tk, usize::MAX, Vec::new(), |kept, n| {
-                compose(&head, &items, &texts, kept, n, None)
+                compose(
+                    &head,
+                    &items,
+                    &texts,
+                    kept,
+                    n,
+                    &self.cursor_line(&items, kept),
+                )
             })
             .map_or(0, |(_, _, n)| n);
             bail!(
@@ -585,8 +660,8 @@ impl<'a> Renderer<'a> {
                 listed += 1;
             }
             let with_line = tokens::fit_exact(tk, budget, (0..listed).collect(), |shown, n| {
-                let line = dropped_line(&dropped, shown.len());
-                compose(&head, &items, &texts, &kept, n, Some(&line))
+                let line = dropped_line(&dropped, shown.len()) + &self.cursor_line(&items, &kept);
+                compose(&head, &items, &texts, &kept, n, &line)
             });
             if let Some((_, t, m)) = with_line {
                 text = t;
@@ -594,6 +669,39 @@ impl<'a> Renderer<'a> {
             }
         }
         Ok(self.result(mode, &items, &kept, text, n))
+    }
+
+    /// The cursor that continues after the files shown before and `kept` (indexes into
+    /// `items`), when `items` has others.
+    fn next_cursor(&self, items: &[usize], kept: &[usize]) -> Option<String> {
+        // Nothing left, or a page that showed nothing (followed by the same page).
+        if kept.len() >= items.len() || kept.is_empty() {
+            return None;
+        }
+        let mut position = vec![0; self.order.len()];
+        for (k, &f) in self.order.iter().enumerate() {
+            position[f] = k;
+        }
+        let shown = cursor::Shown {
+            sets: vec![self.before.with(kept.iter().map(|&k| position[items[k]]))],
+        };
+        let identity = |k: usize| self.repo.files[self.order[k]].path.clone();
+        Some(cursor::encode(
+            "skeleton",
+            &self.opts.question(),
+            &shown,
+            &identity,
+        ))
+    }
+
+    /// With `offer_cursor`, the line handing out `next_cursor`, if any.
+    fn cursor_line(&self, items: &[usize], kept: &[usize]) -> String {
+        match self.next_cursor(items, kept) {
+            Some(c) if self.opts.offer_cursor => {
+                format!("# continue after this skeleton with cursor \"{c}\"\n")
+            }
+            _ => String::new(),
+        }
     }
 
     fn result(
@@ -609,6 +717,11 @@ impl<'a> Renderer<'a> {
             .filter(|k| !in_kept.contains(k))
             .map(|k| self.repo.files[items[k]].path.clone())
             .collect();
+        let mut files: Vec<String> = kept
+            .iter()
+            .map(|&k| self.repo.files[items[k]].path.clone())
+            .collect();
+        files.sort();
         Skeleton {
             text,
             mode,
@@ -620,7 +733,10 @@ impl<'a> Renderer<'a> {
                 dropped: dropped_files.len(),
             },
             files_total: self.repo.files.len(),
+            files,
             dropped_files,
+            shown_before: self.before.len(),
+            next_cursor: self.next_cursor(items, kept),
         }
     }
 
@@ -827,7 +943,7 @@ fn compose(
     texts: &[&str],
     kept: &[usize],
     tokens: usize,
-    closing: Option<&str>,
+    closing: &str,
 ) -> String {
     let mut order: Vec<usize> = kept.to_vec();
     order.sort_by_key(|&k| items[k]);
@@ -835,9 +951,7 @@ fn compose(
     for k in order {
         out.push_str(texts[k]);
     }
-    if let Some(line) = closing {
-        out.push_str(line);
-    }
+    out.push_str(closing);
     out
 }
 

@@ -196,6 +196,7 @@ fn render(
                     format: repomap::Format::Text,
                     tokenizer,
                     show_dropped: false,
+                    ..repomap::Options::default()
                 },
             )?;
             for e in &map.entries {
@@ -215,6 +216,7 @@ fn render(
                     format: pack::Format::Markdown,
                     tokenizer,
                     show_dropped: false,
+                    ..pack::Options::default()
                 },
             )?;
             for f in &p.files {

@@ -192,6 +192,8 @@ struct SkeletonArgs {
     repo: Option<String>,
     /// Tokens the answer may take (default 4000).
     budget_tokens: Option<usize>,
+    /// Continue after a previous skeleton of the same path and mode (its `next_cursor`).
+    cursor: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -204,6 +206,8 @@ struct MapArgs {
     repo: Option<String>,
     /// Tokens the answer may take (default 4000).
     budget_tokens: Option<usize>,
+    /// Continue after a previous map of the same query and focus (its `next_cursor`).
+    cursor: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -221,6 +225,8 @@ struct PackArgs {
     repo: Option<String>,
     /// Tokens the answer may take (default 8000).
     budget_tokens: Option<usize>,
+    /// Continue after a previous pack of the same target (its `next_cursor`).
+    cursor: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -833,6 +839,8 @@ fn skeleton(served: &Served, a: SkeletonArgs) -> Result<Answer> {
         path_prefix: path.clone(),
         tokenizer: served.tokenizer,
         show_dropped: true,
+        cursor: a.cursor,
+        offer_cursor: true,
     };
     let s = repo.with_graph_index(Renderer::Skeleton, |index| index.skeleton(&options))?;
     let mut m = Map::new();
@@ -840,7 +848,10 @@ fn skeleton(served: &Served, a: SkeletonArgs) -> Result<Answer> {
     m.insert("mode".into(), json!(s.mode));
     m.insert("files_total".into(), json!(s.files_total));
     m.insert("files_included".into(), json!(s.account.included));
+    m.insert("files".into(), json!(s.files));
+    m.insert("shown_before".into(), json!(s.shown_before));
     m.insert("dropped_files".into(), json!(s.dropped_files));
+    m.insert("next_cursor".into(), json!(s.next_cursor));
     Ok(rendered(served, repo, budget, header, &s.text, m))
 }
 
@@ -856,6 +867,8 @@ fn map(served: &Served, a: MapArgs) -> Result<Answer> {
         format: repomap::Format::Text,
         tokenizer: served.tokenizer,
         show_dropped: true,
+        cursor: a.cursor,
+        offer_cursor: true,
     };
     let r = repo.with_graph_index(Renderer::Ranked, |index| index.map(&options))?;
     let mut m = Map::new();
@@ -863,8 +876,10 @@ fn map(served: &Served, a: MapArgs) -> Result<Answer> {
     m.insert("focus".into(), json!(r.focus));
     m.insert("query".into(), json!(r.query));
     m.insert("entries".into(), json!(r.entries));
+    m.insert("shown_before".into(), json!(r.shown_before));
     m.insert("dropped".into(), json!(r.account.dropped));
     m.insert("dropped_top".into(), json!(r.dropped_top));
+    m.insert("next_cursor".into(), json!(r.next_cursor));
     Ok(rendered(served, repo, budget, header, &r.text, m))
 }
 
@@ -887,10 +902,33 @@ fn pack(served: &Served, a: PackArgs) -> Result<Answer> {
         (Some(_), None) => served.pick_many(None)?,
         _ => vec![served.pick(a.repo.as_deref())?],
     };
-    let share = budget / repos.len();
+    let mut cursors = pack_cursors(a.cursor.as_deref(), &repos)?;
+    // Repositories with nothing left after the cursor are not packed again.
+    let pending: Vec<usize> = (0..repos.len())
+        .filter(|&i| cursors[i] != Some(PackCursor::Done))
+        .collect();
+    if pending.is_empty() {
+        return Err(Error::invalid(
+            "this cursor continues after the last pack: nothing is left to show",
+        ));
+    }
+    // Across repositories, room for the line handing out the joined cursor (a typical
+    // cursor per repository).
+    let cursor_line = |c: &str| format!("\n# continue after these packs with cursor \"{c}\"\n");
+    let reserve = if repos.len() > 1 {
+        let typical: Vec<String> = repos
+            .iter()
+            .map(|r| format!("{}=pack.0123456789ab.0-99,120-199.100-119", r.name))
+            .collect();
+        served.tokenizer.count(&cursor_line(&typical.join(" ")))
+    } else {
+        0
+    };
+    let share = budget.saturating_sub(reserve) / pending.len();
     let mut text = String::new();
     let mut parts = Vec::new();
-    for repo in &repos {
+    for &i in &pending {
+        let repo = repos[i];
         let target = match (&a.query, &a.qualified_name, &a.path) {
             (Some(q), _, _) => pack::Target::Query(q.clone()),
             (_, Some(qn), _) => pack::Target::Entry(qn.clone()),
@@ -906,9 +944,18 @@ fn pack(served: &Served, a: PackArgs) -> Result<Answer> {
             format: pack::Format::Markdown,
             tokenizer: served.tokenizer,
             show_dropped: true,
+            cursor: match &cursors[i] {
+                Some(PackCursor::After(c)) if !c.is_empty() => Some(c.clone()),
+                _ => None,
+            },
+            offer_cursor: repos.len() == 1,
         };
         match repo.with_graph_index(Renderer::Ranked, |index| index.pack(&options)) {
             Ok(p) => {
+                cursors[i] = Some(match &p.next_cursor {
+                    Some(c) => PackCursor::After(c.clone()),
+                    None => PackCursor::Done,
+                });
                 text.push_str(&header);
                 text.push_str(&p.text);
                 let files: Vec<Value> = p
@@ -936,6 +983,8 @@ fn pack(served: &Served, a: PackArgs) -> Result<Answer> {
                     "code_tokens": p.code_tokens,
                     "included": p.account.included,
                     "dropped": p.account.dropped,
+                    "shown_before": p.shown_before,
+                    "next_cursor": p.next_cursor,
                     "roots": p.roots,
                     "roots_included": p.roots_included,
                     "files": files,
@@ -948,13 +997,88 @@ fn pack(served: &Served, a: PackArgs) -> Result<Answer> {
             Err(e) => return Err(e),
         }
     }
+    let next_cursor = if repos.len() == 1 {
+        match cursors.pop().flatten() {
+            Some(PackCursor::After(c)) => Some(c),
+            _ => None,
+        }
+    } else {
+        let left = cursors
+            .iter()
+            .any(|c| matches!(c, Some(PackCursor::After(c)) if !c.is_empty()));
+        left.then(|| joined_pack_cursor(&repos, &cursors))
+    };
+    if let (Some(c), true) = (&next_cursor, repos.len() > 1) {
+        let line = cursor_line(c);
+        // Longer than the room kept for it: given in the structured answer only.
+        if served.tokenizer.count(&format!("{text}{line}")) <= budget {
+            text.push_str(&line);
+        }
+    }
     let tokens = served.tokenizer.count(&text);
     let structured = json!({
         "budget_tokens": budget,
         "tokens": tokens,
         "packs": parts,
+        "next_cursor": next_cursor,
     });
     Ok(Answer { structured, text })
+}
+
+/// Where a repository's pack stands after the packs a cursor stands for.
+#[derive(Clone, Debug, PartialEq)]
+enum PackCursor {
+    /// Its own pack's cursor.
+    After(String),
+    /// Its pack showed everything.
+    Done,
+}
+
+/// The state of each of `repos` a pack cursor gives (`None`: not packed yet). With one
+/// repository the cursor is its pack's; across several it names each: `name=cursor` (or
+/// `name=-` once done, `name=` when its pack failed and starts again), separated by spaces.
+fn pack_cursors(cursor: Option<&str>, repos: &[&Arc<Repo>]) -> Result<Vec<Option<PackCursor>>> {
+    let mut states = vec![None; repos.len()];
+    let Some(cursor) = cursor.filter(|c| !c.is_empty()) else {
+        return Ok(states);
+    };
+    if repos.len() == 1 {
+        states[0] = Some(PackCursor::After(cursor.to_string()));
+        return Ok(states);
+    }
+    let stale = || {
+        Error::invalid(
+            "this cursor was handed out for another set of repositories: call again without it",
+        )
+    };
+    for part in cursor.split(' ') {
+        let (name, c) = part.split_once('=').ok_or_else(stale)?;
+        let i = repos
+            .iter()
+            .position(|r| r.name == name)
+            .ok_or_else(stale)?;
+        states[i] = Some(match c {
+            "-" => PackCursor::Done,
+            c => PackCursor::After(c.to_string()),
+        });
+    }
+    if states.iter().any(Option::is_none) {
+        return Err(stale());
+    }
+    Ok(states)
+}
+
+fn joined_pack_cursor(repos: &[&Arc<Repo>], states: &[Option<PackCursor>]) -> String {
+    let parts: Vec<String> = repos
+        .iter()
+        .zip(states)
+        .map(|(r, s)| match s {
+            Some(PackCursor::After(c)) => format!("{}={c}", r.name),
+            Some(PackCursor::Done) => format!("{}=-", r.name),
+            None => format!("{}=", r.name),
+        })
+        .collect();
+    parts.join(" ")
 }
 
 fn get_file(served: &Served, a: FileArgs) -> Result<Answer> {

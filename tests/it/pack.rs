@@ -92,6 +92,7 @@ fn pack_of(index: &Index, target: Target, budget: usize, format: Format) -> Pack
             format,
             tokenizer: Tokenizer::O200k,
             show_dropped: true,
+            ..PackOptions::default()
         })
         .unwrap()
 }
@@ -254,6 +255,7 @@ fn unknown_entries_and_queries_matching_nothing_are_errors() {
             format: Format::Markdown,
             tokenizer: Tokenizer::O200k,
             show_dropped: false,
+            ..PackOptions::default()
         })
     };
     let e = build(Target::Entry("no.such.thing".into())).unwrap_err();
@@ -284,6 +286,7 @@ fn signatures_only_keeps_roots_whole() {
             format: Format::Markdown,
             tokenizer: Tokenizer::O200k,
             show_dropped: false,
+            ..PackOptions::default()
         })
         .unwrap();
     let got = symbols(&p);
@@ -389,6 +392,7 @@ fn budgets_are_never_exceeded_and_counts_are_tiktokens() {
             format,
             tokenizer,
             show_dropped: rng.next() < 0.5,
+            ..PackOptions::default()
         };
         match index.pack(&opts) {
             Ok(p) => {
@@ -410,6 +414,7 @@ fn budgets_are_never_exceeded_and_counts_are_tiktokens() {
             },
             tokenizer,
             show_dropped: round % 5 == 0,
+            ..MapOptions::default()
         };
         match index.map(&mopts) {
             Ok(m) => {
@@ -435,6 +440,7 @@ fn map_ranks_the_hub_first_fills_the_budget_and_follows_the_focus() {
                 format: MapFormat::Text,
                 tokenizer: Tokenizer::O200k,
                 show_dropped: false,
+                ..MapOptions::default()
             })
             .unwrap()
     };
@@ -480,4 +486,197 @@ fn map_ranks_the_hub_first_fills_the_budget_and_follows_the_focus() {
         render(700, Vec::new(), None).text,
         render(700, Vec::new(), None).text
     );
+}
+
+/// Pages of a map or a pack, each asked with the previous one's cursor, until none is
+/// handed out (at most 50).
+fn pages<T>(
+    mut page: impl FnMut(Option<String>) -> T,
+    cursor: impl Fn(&T) -> Option<String>,
+) -> Vec<T> {
+    let mut out: Vec<T> = Vec::new();
+    loop {
+        let next = out.last().map(&cursor);
+        if !out.is_empty() && next.as_ref().is_none_or(|c: &Option<String>| c.is_none()) {
+            return out;
+        }
+        assert!(out.len() < 50, "the cursors never end");
+        out.push(page(next.flatten()));
+    }
+}
+
+#[test]
+fn map_pages_continue_without_repeats_until_every_definition_is_shown() {
+    let (_dir, db) = project();
+    let index = open(&db);
+    let tokenizer = Tokenizer::O200k;
+    let map = |budget, cursor| {
+        index
+            .map(&MapOptions {
+                budget,
+                query: Some("checkout charge".into()),
+                show_dropped: true,
+                cursor,
+                offer_cursor: true,
+                ..MapOptions::default()
+            })
+            .unwrap()
+    };
+    let whole = map(50_000, None);
+    assert!(
+        whole.next_cursor.is_none(),
+        "everything fits: nothing to continue"
+    );
+    let all: Vec<&str> = whole
+        .entries
+        .iter()
+        .map(|e| e.qualified_name.as_str())
+        .collect();
+
+    let pages = pages(
+        |cursor| map(150, cursor),
+        |m: &RepoMap| m.next_cursor.clone(),
+    );
+    assert!(pages.len() >= 3, "{} pages", pages.len());
+    let mut seen: Vec<String> = Vec::new();
+    for (i, page) in pages.iter().enumerate() {
+        assert_eq!(page.account.tokens, tokenizer.count(&page.text));
+        assert!(
+            page.account.tokens <= 150,
+            "page {i}: {}",
+            page.account.tokens
+        );
+        assert_eq!(page.shown_before, seen.len(), "page {i}");
+        for e in &page.entries {
+            assert!(
+                !seen.contains(&e.qualified_name),
+                "{} shown twice",
+                e.qualified_name
+            );
+            seen.push(e.qualified_name.clone());
+        }
+        match &page.next_cursor {
+            Some(c) => assert!(
+                page.text.contains(&format!("cursor \"{c}\"")),
+                "{}",
+                page.text
+            ),
+            None => assert!(!page.text.contains("cursor")),
+        }
+    }
+    // The pages together are the whole map.
+    let mut all: Vec<String> = all.iter().map(|s| s.to_string()).collect();
+    all.sort();
+    seen.sort();
+    assert_eq!(seen, all);
+}
+
+#[test]
+fn a_cursor_from_other_arguments_or_an_earlier_index_is_refused() {
+    let (dir, db) = project();
+    let index = open(&db);
+    let map = |query: &str, cursor| {
+        index.map(&MapOptions {
+            budget: 150,
+            query: Some(query.into()),
+            cursor,
+            ..MapOptions::default()
+        })
+    };
+    let first = map("checkout charge", None).unwrap();
+    let cursor = first.next_cursor.clone().expect("more than one page");
+    assert!(map("checkout charge", Some(cursor.clone())).is_ok());
+    for (query, c) in [
+        ("refund", cursor.clone()),
+        ("checkout charge", format!("{cursor}9")),
+        ("checkout charge", "map.0.0-5".into()),
+        ("checkout charge", cursor.replacen("map", "pack", 1)),
+    ] {
+        match map(query, Some(c.clone())) {
+            Err(Error::InvalidArgument { .. }) => {}
+            other => panic!("{query} with {c}: {:?}", other.map(|m| m.entries.len())),
+        }
+    }
+    // The index changed under the cursor: the definitions it skipped are not where they were.
+    let root = dir.path().join("repo");
+    let shown = &first.entries[0];
+    let text = std::fs::read_to_string(root.join(&shown.path)).unwrap();
+    let name = shown.qualified_name.rsplit('.').next().unwrap();
+    std::fs::write(
+        root.join(&shown.path),
+        text.replace(name, &format!("{name}_renamed")),
+    )
+    .unwrap();
+    crate::common::index(&root, &db);
+    match map("checkout charge", Some(cursor)) {
+        Err(Error::InvalidArgument { message }) => assert!(message.contains("cursor"), "{message}"),
+        other => panic!("a stale cursor: {:?}", other.map(|m| m.entries.len())),
+    }
+}
+
+#[test]
+fn pack_pages_continue_without_repeats_and_count_earlier_pages_as_in_context() {
+    let (_dir, db) = project();
+    let index = open(&db);
+    let tokenizer = Tokenizer::O200k;
+    for format in [Format::Markdown, Format::Xml, Format::Json] {
+        let pack = |budget, cursor| {
+            index
+                .pack(&PackOptions {
+                    target: Target::Entry("shop.orders.checkout".into()),
+                    budget,
+                    format,
+                    tokenizer,
+                    show_dropped: true,
+                    cursor,
+                    offer_cursor: true,
+                    ..PackOptions::default()
+                })
+                .unwrap()
+        };
+        let whole = symbols(&pack(50_000, None));
+        // JSON says more per symbol.
+        let budget = if format == Format::Json { 700 } else { 400 };
+        let pages = pages(
+            |cursor| pack(budget, cursor),
+            |p: &Pack| p.next_cursor.clone(),
+        );
+        assert!(pages.len() >= 2, "{format:?}: {} pages", pages.len());
+        let mut seen: Vec<String> = Vec::new();
+        for (i, page) in pages.iter().enumerate() {
+            assert_eq!(
+                page.account.tokens,
+                tokenizer.count(&page.text),
+                "{format:?} {i}"
+            );
+            assert!(page.account.tokens <= budget, "{format:?} page {i}");
+            assert_eq!(page.shown_before, seen.len(), "{format:?} page {i}");
+            for s in page.files.iter().flat_map(|f| &f.symbols) {
+                assert!(
+                    !seen.contains(&s.qualified_name),
+                    "{} twice",
+                    s.qualified_name
+                );
+                // What an earlier page showed is in the agent's context.
+                for m in &s.not_in_context {
+                    assert!(
+                        !seen.contains(&m.qualified_name),
+                        "{} marked missing",
+                        m.qualified_name
+                    );
+                }
+            }
+            seen.extend(symbols(page).into_iter().map(|(n, _)| n));
+            if let (Some(c), false) = (&page.next_cursor, format == Format::Json) {
+                assert!(page.text.contains(c.as_str()), "{format:?} page {i}");
+            }
+        }
+        // Every symbol of the whole pack small enough for a page is on one of them; the
+        // huge report never fits 400 tokens.
+        for (name, _) in &whole {
+            if name != "shop.report.monthly_report" {
+                assert!(seen.contains(name), "{format:?}: {name} on no page");
+            }
+        }
+    }
 }

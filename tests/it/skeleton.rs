@@ -210,6 +210,7 @@ fn opts(mode: Mode, budget: usize) -> Options {
         path_prefix: None,
         tokenizer: Tokenizer::O200k,
         show_dropped: false,
+        ..Options::default()
     }
 }
 
@@ -760,6 +761,76 @@ fn the_lowest_ranked_files_are_dropped_first_and_reported() {
         }
         assert!(s.account.tokens <= budget);
     }
+}
+
+#[test]
+fn skeleton_pages_continue_with_the_next_files_until_all_are_shown() {
+    let (_dir, index) = project();
+    for mode in [Mode::Auto, Mode::Skeleton, Mode::Compact, Mode::Summary] {
+        let whole = run(&index, &opts(mode, 100_000));
+        let all = whole.files.len();
+        // Room for the largest file alone (with the account, dropped and cursor lines), less
+        // than for all of them.
+        let largest = whole
+            .files
+            .iter()
+            .map(|p| {
+                let mut o = opts(mode, 100_000);
+                o.path_prefix = Some(p.clone());
+                run(&index, &o).account.tokens
+            })
+            .max()
+            .unwrap();
+        let budget = largest + 160;
+        assert!(budget < whole.account.tokens, "{mode:?}");
+        let mut o = opts(mode, budget);
+        o.show_dropped = true;
+        o.offer_cursor = true;
+        let mut shown: Vec<String> = Vec::new();
+        for page in 0.. {
+            assert!(page < 30, "{mode:?}: the cursors never end");
+            let s = run(&index, &o);
+            assert_eq!(
+                s.account.tokens,
+                Tokenizer::O200k.count(&s.text),
+                "{mode:?}"
+            );
+            assert!(
+                s.account.tokens <= budget,
+                "{mode:?} page {page}: {}",
+                s.account.tokens
+            );
+            assert_eq!(s.shown_before, shown.len(), "{mode:?} page {page}");
+            for p in &s.files {
+                assert!(!shown.contains(p), "{mode:?}: {p} shown twice");
+                assert!(
+                    s.text.contains(p.as_str()),
+                    "{mode:?}: {p} not in {}",
+                    s.text
+                );
+            }
+            shown.extend(s.files.iter().cloned());
+            match s.next_cursor {
+                Some(c) => {
+                    assert!(s.text.contains(&c), "{}", s.text);
+                    o.cursor = Some(c);
+                }
+                None => break,
+            }
+        }
+        assert_eq!(shown.len(), all, "{mode:?}: {shown:?}");
+    }
+    // A cursor of another prefix or mode is refused.
+    let mut o = opts(Mode::Summary, 110);
+    o.offer_cursor = true;
+    let cursor = run(&index, &o).next_cursor.expect("more than a page");
+    o.cursor = Some(cursor);
+    o.path_prefix = Some("shop/".into());
+    assert!(index
+        .skeleton(&o)
+        .unwrap_err()
+        .to_string()
+        .contains("cursor"));
 }
 
 #[test]

@@ -573,6 +573,28 @@ async def budgets(a):
         )
         check("callees" in pages[-1][0] and "callees" not in pages[0][0], "the links come with the last page", pages[-1][0].keys())
 
+        # The ranked renderers continue too: no page repeats another, and together they hold
+        # what one answer with room for everything holds.
+        def map_names(s):
+            return [e["qualified_name"] for e in s["entries"]]
+
+        def pack_names(s):
+            return [sym["qualified_name"] for p in s["packs"] for f in p["files"] for sym in f["symbols"]]
+
+        for tool, args, budget, shown in [
+            ("map", {"query": "reports over the rows"}, 200, map_names),
+            ("pack", {"query": "reports over the rows"}, 400, pack_names),
+            ("skeleton", {"mode": "skeleton"}, 560, lambda s: s["files"]),
+        ]:
+            whole, _ = await call(c, tool, dict(args, budget_tokens=50000))
+            check(whole["next_cursor"] is None, f"{tool}: one answer with room for all hands out no cursor", whole["next_cursor"])
+            pages = await paged(c, tool, dict(args, budget_tokens=budget))
+            names = [n for s, _ in pages for n in shown(s)]
+            check(len(pages) > 1 and len(names) == len(set(names)), f"{tool} at budget {budget}: {len(pages)} pages, none repeating another", names)
+            check(sorted(names) == sorted(shown(whole)), f"{tool}: the pages hold what the whole answer holds", (names, shown(whole)))
+        await call_error(c, "map", {"query": "reports", "cursor": "map.0.1-2"}, "invalid_argument", ["cursor"])
+        await call_error(c, "pack", {"query": "reports", "cursor": "search"}, "invalid_argument", ["cursor"])
+
         for tool, args in [
             ("skeleton", {}),
             ("pack", {"query": "reports over the rows"}),
@@ -908,6 +930,12 @@ async def multi(a):
         )
         s, _ = await call(c, "pack", {"query": "checkout", "budget_tokens": 2000})
         check([p["repo"] for p in s["packs"]] == ["shop", "shop-2"], "pack of a query spans both", s["packs"])
+        # In pages, each repository's pack goes on until it is done, then is left out.
+        pages = await paged(c, "pack", {"query": "checkout", "budget_tokens": 320})
+        shown = [(p["repo"], sym["qualified_name"]) for s, _ in pages for p in s["packs"] for f in p["files"] for sym in f["symbols"]]
+        check(len(pages) > 1 and len(shown) == len(set(shown)), f"a pack across both in {len(pages)} pages, none repeating another", shown)
+        check({r for r, _ in shown} == {"shop", "shop-2"}, "holding symbols of both", shown)
+        await call_error(c, "pack", {"query": "checkout", "cursor": "shop=-"}, "invalid_argument", ["repositories"])
         await call_error(c, "search", {"query": "x", "repo": "shop-3"}, "invalid_argument", ["shop, shop-2"])
 
 
