@@ -498,6 +498,7 @@ fn serve(args: ServeArgs) -> Result<()> {
             (false, Some(every)) => Some(every),
             (false, None) => defaults.remote_refresh,
         },
+        after_call: Some(collect_thread_memory),
         ..defaults
     };
     Ok(codebase_indexer::serve::serve(entries, options)?)
@@ -1244,6 +1245,15 @@ fn return_freed_memory_at_once() {
     const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
     // SAFETY: setting an option is allowed at any time; the value is read at each purge.
     unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, 0) };
+}
+
+/// Returns what the calling thread's mimalloc heap keeps of the memory it freed. After each
+/// tool call of the server, with the purge delay at 0 (measured on Django with 8 clients:
+/// peak resident memory 135 MB after 2,000 calls, +13-15% over the run, and 120-122 MB,
+/// +6-7%, with this; 4% fewer calls a second; without the purge delay at 0 it gains nothing).
+fn collect_thread_memory() {
+    // SAFETY: mi_collect only releases the calling thread's free pages; callable any time.
+    unsafe { libmimalloc_sys::mi_collect(false) };
 }
 
 /// Routes tree-sitter's C allocations through mimalloc, which parses about 6% faster than the

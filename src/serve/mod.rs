@@ -42,6 +42,10 @@ pub struct ServeOptions {
     pub max_request_bytes: usize,
     /// How often remotes are fetched (jittered by up to 10%); `None` never.
     pub remote_refresh: Option<Duration>,
+    /// Run on a tool call's thread once the call is done: where the program gives the
+    /// memory its allocator holds for the thread back (calls run on a pool of threads that
+    /// grows with the load, each keeping what its last call freed).
+    pub after_call: Option<fn()>,
 }
 
 impl Default for ServeOptions {
@@ -53,6 +57,7 @@ impl Default for ServeOptions {
             call_timeout: Duration::from_secs(60),
             max_request_bytes: 1 << 20,
             remote_refresh: Some(Duration::from_secs(15 * 60)),
+            after_call: None,
         }
     }
 }
@@ -130,6 +135,7 @@ pub fn tool_names() -> Vec<&'static str> {
 struct Handler {
     served: Arc<Served>,
     call_timeout: Duration,
+    after_call: Option<fn()>,
 }
 
 fn error_kind(e: &Error) -> &'static str {
@@ -210,7 +216,14 @@ impl ServerHandler for Handler {
         }
         let args = request.arguments.unwrap_or_default();
         let served = Arc::clone(&self.served);
-        let job = tokio::task::spawn_blocking(move || tools::call(&served, &name, args));
+        let after_call = self.after_call;
+        let job = tokio::task::spawn_blocking(move || {
+            let answer = tools::call(&served, &name, args);
+            if let Some(f) = after_call {
+                f();
+            }
+            answer
+        });
         let result = match tokio::time::timeout(self.call_timeout, job).await {
             Err(_) => tool_error(
                 "timeout",
@@ -265,6 +278,7 @@ pub fn serve(entries: Vec<RepoEntry>, options: ServeOptions) -> Result<()> {
     let handler = Handler {
         served,
         call_timeout: options.call_timeout,
+        after_call: options.after_call,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
