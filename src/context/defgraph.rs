@@ -233,6 +233,25 @@ impl Repo {
         &sorted[start..end]
     }
 
+    /// Nodes a walk starting where `restart` is positive reaches, in index order.
+    fn reachable_from(&self, restart: &[f64]) -> Vec<u32> {
+        let mut seen: Vec<bool> = restart.iter().map(|&w| w > 0.0).collect();
+        let mut stack: Vec<usize> = (0..seen.len()).filter(|&i| seen[i]).collect();
+        if stack.len() < seen.len() {
+            while let Some(s) = stack.pop() {
+                for e in &self.out_edges[s] {
+                    if !seen[e.other] {
+                        seen[e.other] = true;
+                        stack.push(e.other);
+                    }
+                }
+            }
+        }
+        (0..seen.len() as u32)
+            .filter(|&i| seen[i as usize])
+            .collect()
+    }
+
     fn steps(&self) -> &Steps {
         self.steps.get_or_init(|| {
             let totals: Vec<f64> = self
@@ -298,6 +317,10 @@ impl Repo {
             vec![1.0 / n as f64; n]
         };
         let steps = self.steps();
+        // A node the walk cannot reach from where it restarts keeps a rank of exactly 0
+        // (so do all the nodes stepping into it): only the reachable ones are computed,
+        // which changes no bit of the result. A query's restart reaches a fraction of them.
+        let reachable = self.reachable_from(&p);
         let mut rank = p.clone();
         let mut next = vec![0.0; n];
         let mut dangling: f64 = (0..n).filter(|&i| steps.dangling[i]).map(|i| rank[i]).sum();
@@ -306,7 +329,7 @@ impl Repo {
             // One pass: each node's new rank from the ranks flowing in, and on the way the
             // change and the dangling mass of the next round.
             let (mut delta, mut next_dangling) = (0.0, 0.0);
-            for t in 0..n {
+            for t in reachable.iter().map(|&t| t as usize) {
                 let range = steps.offsets[t] as usize..steps.offsets[t + 1] as usize;
                 let mut x = restart_mass * p[t];
                 for (&s, &w) in steps.sources[range.clone()].iter().zip(&steps.probs[range]) {

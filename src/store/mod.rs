@@ -24,6 +24,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0004_redactions.sql"),
     include_str!("../../migrations/0005_git_blob_hash.sql"),
     include_str!("../../migrations/0006_scope_index_and_fts_hash.sql"),
+    include_str!("../../migrations/0007_fts_positions.sql"),
 ];
 
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
