@@ -457,6 +457,50 @@ mod tests {
     }
 
     #[test]
+    fn a_restart_that_reaches_part_of_the_graph_ranks_as_the_whole_iteration_does() {
+        // 0 -> 1 -> 2 -> 0 and 1 -> 3 (dangling); 4 -> 5 -> 1, never reached from 0.
+        let edges = [
+            (0, 1, 1.0),
+            (1, 2, 2.0),
+            (2, 0, 1.0),
+            (1, 3, 1.0),
+            (4, 5, 1.0),
+            (5, 1, 1.0),
+        ];
+        let repo = chain(6, &edges);
+        let restart = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+        let got = repo.pagerank(&restart);
+        // Every node, every round, pushing along the out-steps.
+        let totals: Vec<f64> = repo
+            .out_edges
+            .iter()
+            .map(|e| e.iter().map(|e| e.weight).sum())
+            .collect();
+        let mut rank = restart.to_vec();
+        for _ in 0..100 {
+            let dangling: f64 = (0..6).filter(|&i| totals[i] == 0.0).map(|i| rank[i]).sum();
+            let mut next: Vec<f64> = restart
+                .iter()
+                .map(|p| (0.15 + 0.85 * dangling) * p)
+                .collect();
+            for (s, out) in repo.out_edges.iter().enumerate() {
+                for e in out {
+                    next[e.other] += 0.85 * rank[s] * e.weight / totals[s];
+                }
+            }
+            let delta: f64 = rank.iter().zip(&next).map(|(a, b)| (a - b).abs()).sum();
+            rank = next;
+            if delta < 1e-6 {
+                break;
+            }
+        }
+        for (g, want) in got.iter().zip(&rank) {
+            assert!((g - want).abs() < 1e-12, "{got:?} vs {rank:?}");
+        }
+        assert_eq!((got[4], got[5]), (0.0, 0.0));
+    }
+
+    #[test]
     fn heavier_edges_carry_more_rank() {
         let repo = chain(3, &[(0, 1, 0.95), (0, 2, 0.25)]);
         let r = repo.pagerank(&[1.0, 0.0, 0.0]);
