@@ -515,12 +515,19 @@ fn assemble(
             if rendering == Rendering::Full && bytes / MAX_BYTES_PER_TOKEN > room - used {
                 continue;
             }
-            let priced = price(repo, position, &c, rendering, &content, opts);
             // What it contains that was taken separately is refunded when it comes in.
             let inner: Vec<usize> = (0..taken.len())
                 .filter(|&i| rendering == Rendering::Full && repo.is_within(taken[i].def, c.def))
                 .collect();
             let refund: usize = inner.iter().map(|&i| taken[i].cost).sum();
+            // Nor is code whose tokens cannot be under the room left (most of the scan's
+            // misses once the budget is nearly full: tokenizing them was half a pack's time).
+            if rendering == Rendering::Full
+                && tokens::floor(source_of(&content, d)) + file_cost > room + refund - used
+            {
+                continue;
+            }
+            let priced = price(repo, position, &c, rendering, &content, opts);
             if used + priced.cost + file_cost <= room + refund {
                 for &i in inner.iter().rev() {
                     let t = taken.remove(i);
@@ -554,20 +561,18 @@ fn assemble(
             }));
         }
     }
+    let selection = Selection {
+        taken: &taken,
+        dropped: &dropped,
+        candidates_total,
+        paging: &paging,
+    };
     let order: Vec<usize> = (0..taken.len()).collect();
+    // How many left-out symbols the list holds, decided on a page's first rendering.
+    let mut listed = None;
     let fitted = tokens::fit_exact(tk, opts.budget, order, |kept, n| {
         let mut p = pack.clone();
-        fill(
-            &mut p,
-            repo,
-            &taken,
-            &dropped,
-            kept,
-            candidates_total,
-            &paging,
-            n,
-            opts,
-        );
+        fill(&mut p, repo, &selection, kept, n, &mut listed, opts);
         p.text
     });
     let Some((kept, _, n)) = fitted else {
@@ -576,18 +581,16 @@ fn assemble(
             opts.budget
         );
     };
-    fill(
-        &mut pack,
-        repo,
-        &taken,
-        &dropped,
-        &kept,
-        candidates_total,
-        &paging,
-        n,
-        opts,
-    );
+    fill(&mut pack, repo, &selection, &kept, n, &mut listed, opts);
     Ok(pack)
+}
+
+/// What the scan chose: the candidates taken and those that did not fit, in order.
+struct Selection<'s> {
+    taken: &'s [Priced],
+    dropped: &'s [Priced],
+    candidates_total: usize,
+    paging: &'s Paging,
 }
 
 fn price(
@@ -673,20 +676,24 @@ fn packed(repo: &Repo, p: &Priced, not_in_context: Vec<Missing>) -> PackedSymbol
     }
 }
 
-/// Sets the pack's files, account, cursor and text for `kept` (indexes into `taken`), its
-/// text stating `tokens` as its own count.
-#[allow(clippy::too_many_arguments)]
+/// Sets the pack's files, account, cursor and text for `kept` (indexes into the selection's
+/// `taken`), its text stating `tokens` as its own count. `listed`: how many left-out symbols
+/// the list of a page of so many symbols holds, once decided.
 fn fill(
     pack: &mut Pack,
     repo: &Repo,
-    taken: &[Priced],
-    dropped: &[Priced],
+    selection: &Selection,
     kept: &[usize],
-    candidates_total: usize,
-    paging: &Paging,
     tokens: usize,
+    listed: &mut Option<(usize, usize)>,
     opts: &Options,
 ) {
+    let Selection {
+        taken,
+        dropped,
+        candidates_total,
+        paging,
+    } = *selection;
     // In the agent's context: this pack's symbols and the earlier pages'.
     let in_pack: Vec<(usize, Rendering)> = kept
         .iter()
@@ -767,33 +774,42 @@ fn fill(
             })
             .collect();
     }
-    pack.text = render_text(
-        pack,
-        kept.len(),
-        candidates_total,
-        tokens,
-        opts.offer_cursor,
-    );
-    if all_dropped.is_empty() {
-        return;
-    }
-    // The dropped list gets what room the budget has left: as many entries as fit.
-    let tk = opts.tokenizer;
-    let mut room = opts.budget.saturating_sub(tk.count(&pack.text));
-    for d in all_dropped {
-        let cost = match opts.format {
-            Format::Json => {
-                let text = serde_json::to_string_pretty(&d).unwrap_or_default();
-                tk.count(&text) + text.lines().count() + 2
-            }
-            format => tk.count(&dropped_text(format, std::slice::from_ref(&d))),
-        };
-        if cost > room {
-            break;
+    let decided = listed
+        .filter(|&(page, _)| page == kept.len())
+        .map(|(_, n)| n);
+    let n = decided.unwrap_or_else(|| {
+        if all_dropped.is_empty() {
+            return 0;
         }
-        room -= cost;
-        pack.dropped_top.push(d);
-    }
+        // The dropped list gets what room the budget has left: as many entries as fit.
+        let tk = opts.tokenizer;
+        let text = render_text(
+            pack,
+            kept.len(),
+            candidates_total,
+            tokens,
+            opts.offer_cursor,
+        );
+        let mut room = opts.budget.saturating_sub(tk.count(&text));
+        all_dropped
+            .iter()
+            .take_while(|d| {
+                let cost = match opts.format {
+                    Format::Json => {
+                        let text = serde_json::to_string_pretty(d).unwrap_or_default();
+                        tk.count(&text) + text.lines().count() + 2
+                    }
+                    format => tk.count(&dropped_text(format, std::slice::from_ref(*d))),
+                };
+                let fits = cost <= room;
+                room = room.saturating_sub(cost);
+                fits
+            })
+            .count()
+    });
+    *listed = Some((kept.len(), n));
+    all_dropped.truncate(n);
+    pack.dropped_top = all_dropped;
     pack.text = render_text(
         pack,
         kept.len(),

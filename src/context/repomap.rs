@@ -326,6 +326,8 @@ fn render_ranked(
             misses += 1;
         }
     }
+    // How many left-out names the list holds, decided on a page's first rendering.
+    let mut listed = None;
     let fitted = tokens::fit_exact(tk, opts.budget, taken, |taken, n| {
         let mut m = RepoMap {
             entries: Vec::new(),
@@ -337,7 +339,7 @@ fn render_ranked(
             account: map.account.clone(),
             ..map
         };
-        fill(&mut m, repo, ranked, before, taken, n, opts);
+        fill(&mut m, repo, ranked, before, taken, n, &mut listed, opts);
         m.text
     });
     let Some((taken, _, n)) = fitted else {
@@ -346,12 +348,14 @@ fn render_ranked(
             opts.budget
         );
     };
-    fill(&mut map, repo, ranked, before, &taken, n, opts);
+    fill(&mut map, repo, ranked, before, &taken, n, &mut listed, opts);
     Ok(map)
 }
 
 /// Sets `map`'s entries, account, cursor and text for the entries `taken` (indexes into
-/// `ranked`) after those `before`, its text stating `tokens` as its own count.
+/// `ranked`) after those `before`, its text stating `tokens` as its own count. `listed`: how
+/// many left-out names the list of a page of so many entries holds, once decided.
+#[allow(clippy::too_many_arguments)]
 fn fill(
     map: &mut RepoMap,
     repo: &Repo,
@@ -359,6 +363,7 @@ fn fill(
     before: &Positions,
     taken: &[usize],
     tokens: usize,
+    listed: &mut Option<(usize, usize)>,
     opts: &Options,
 ) {
     map.entries = taken
@@ -383,6 +388,16 @@ fn fill(
     // Shown here or before: not listed as left out.
     let in_map: std::collections::HashSet<usize> =
         taken.iter().copied().chain(before.iter()).collect();
+    let left_out: Vec<&str> = ranked
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| !in_map.contains(k))
+        .take(if opts.show_dropped { DROPPED_LISTED } else { 0 })
+        .map(|(_, &(d, _))| repo.defs[d].qualified_name.as_str())
+        .collect();
+    let decided = listed
+        .filter(|&(page, _)| page == taken.len())
+        .map(|(_, n)| n);
     map.dropped_top = Vec::new();
     let head = header(map, taken.len(), ranked.len(), tokens);
     match opts.format {
@@ -411,84 +426,65 @@ fn fill(
                     text.push_str(&entry_text(&repo.defs[d]));
                 }
             }
-            if opts.show_dropped {
+            let n = decided.unwrap_or_else(|| {
                 let reserve = opts.tokenizer.count(&cursor_line);
-                append_dropped(&mut text, repo, ranked, &in_map, reserve, opts);
+                dropped_that_fit(&text, &left_out, reserve, opts)
+            });
+            *listed = Some((taken.len(), n));
+            if n > 0 {
+                text.push_str("# left out, best first: ");
+                text.push_str(&left_out[..n].join(", "));
+                text.push('\n');
             }
             text.push_str(&cursor_line);
             map.text = text;
         }
         Format::Json => {
             map.text = serde_json::to_string_pretty(&*map).unwrap_or_default() + "\n";
-            if opts.show_dropped {
-                // As many of the best left out as the room left holds, each name costing
-                // its line as printed; a margin for the list's own brackets.
-                let tk = opts.tokenizer;
-                let mut room = opts.budget.saturating_sub(tk.count(&map.text) + 8);
-                for (_, &(d, _)) in ranked
-                    .iter()
-                    .enumerate()
-                    .filter(|(k, _)| !in_map.contains(k))
-                    .take(DROPPED_LISTED)
-                {
-                    let name = &repo.defs[d].qualified_name;
-                    let cost = tk.count(&format!("    \"{name}\",\n")) + 1;
-                    if cost > room {
-                        break;
-                    }
-                    room -= cost;
-                    map.dropped_top.push(name.clone());
-                }
+            if !left_out.is_empty() {
+                let n = decided.unwrap_or_else(|| {
+                    // As many of the best left out as the room left holds, each name costing
+                    // its line as printed; a margin for the list's own brackets.
+                    let tk = opts.tokenizer;
+                    let mut room = opts.budget.saturating_sub(tk.count(&map.text) + 8);
+                    left_out
+                        .iter()
+                        .take_while(|name| {
+                            let cost = tk.count(&format!("    \"{name}\",\n")) + 1;
+                            let fits = cost <= room;
+                            room = room.saturating_sub(cost);
+                            fits
+                        })
+                        .count()
+                });
+                *listed = Some((taken.len(), n));
+                map.dropped_top = left_out[..n].iter().map(|s| s.to_string()).collect();
                 map.text = serde_json::to_string_pretty(&*map).unwrap_or_default() + "\n";
             }
         }
     }
 }
 
-/// The best definitions left out, as many as the budget still has room for (the count of the
-/// whole is checked afterwards by the caller).
-fn append_dropped(
-    text: &mut String,
-    repo: &Repo,
-    ranked: &[(usize, f64)],
-    in_map: &std::collections::HashSet<usize>,
-    reserve: usize,
-    opts: &Options,
-) {
-    let names: Vec<&str> = ranked
-        .iter()
-        .enumerate()
-        .filter(|(k, _)| !in_map.contains(k))
-        .take(DROPPED_LISTED)
-        .map(|(_, &(d, _))| repo.defs[d].qualified_name.as_str())
-        .collect();
-    if names.is_empty() {
-        return;
-    }
+/// How many of the best definitions left out (`names`, best first) the list after `text` has
+/// room for, `reserve` tokens kept for what follows it (the count of the whole is checked
+/// afterwards by the caller).
+fn dropped_that_fit(text: &str, names: &[&str], reserve: usize, opts: &Options) -> usize {
     // The room is measured on the text, not on the count its header states: a list whose
     // length followed that count would change the count in turn, and the search for a
     // self-consistent count would not settle (measured: 1.5 s of retries on Django at 4k).
+    let tk = opts.tokenizer;
     let room = opts
         .budget
-        .saturating_sub(opts.tokenizer.count(text) + reserve + DROPPED_MARGIN);
-    let mut line = String::from("# left out, best first:");
-    let mut listed = 0;
-    for name in names {
-        let more = if listed == 0 {
-            format!(" {name}")
-        } else {
-            format!(", {name}")
-        };
-        if opts.tokenizer.count(&line) + opts.tokenizer.count(&more) + 2 > room {
-            break;
-        }
-        line.push_str(&more);
-        listed += 1;
-    }
-    if listed > 0 {
-        text.push_str(&line);
-        text.push('\n');
-    }
+        .saturating_sub(tk.count(text) + reserve + DROPPED_MARGIN);
+    // A name and the comma before it split into tokens of their own.
+    let mut used = tk.count("# left out, best first:") + 2;
+    names
+        .iter()
+        .take_while(|name| {
+            used += tk.count(&format!(", {name}"));
+            used <= room
+        })
+        .count()
 }
 
 fn header(map: &RepoMap, included: usize, total: usize, tokens: usize) -> String {
