@@ -173,7 +173,15 @@ fn self_counted(
     taken: &[usize],
     render: &mut impl FnMut(&[usize], usize) -> String,
 ) -> Option<(String, usize)> {
-    let mut guess = tokenizer.count(&render(taken, 0));
+    let first = tokenizer.count(&render(taken, 0));
+    // Stating n instead of 0 changes the count by the tokens of n's digits (when the text
+    // states it once): the count that states itself, found on the number alone, is usually
+    // right the first time it is rendered, and is checked like any other guess.
+    let zero = tokenizer.count("0");
+    let mut guess = first;
+    for _ in 0..4 {
+        guess = (first + tokenizer.count(&guess.to_string())).saturating_sub(zero);
+    }
     for _ in 0..6 {
         let text = render(taken, guess);
         let n = tokenizer.count(&text);
