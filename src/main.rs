@@ -1247,13 +1247,15 @@ fn return_freed_memory_at_once() {
     unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, 0) };
 }
 
-/// Returns what the calling thread's mimalloc heap keeps of the memory it freed. After each
-/// tool call of the server, with the purge delay at 0 (measured on Django with 8 clients:
-/// peak resident memory 135 MB after 2,000 calls, +13-15% over the run, and 120-122 MB,
-/// +6-7%, with this; 4% fewer calls a second; without the purge delay at 0 it gains nothing).
+/// Returns what the calling thread's mimalloc heap keeps of the memory it freed, all of it
+/// (`force`). After each tool call of the server, with the purge delay at 0 (measured on
+/// Django with 8 clients: peak resident memory +13-15% over a 2,000-call run without it,
+/// +6-7% with it unforced, and, with maps and packs on indexes of their own, +10-12%
+/// unforced and +9-11% forced; 1-4% fewer calls a second; without the purge delay at 0 it
+/// gains nothing).
 fn collect_thread_memory() {
     // SAFETY: mi_collect only releases the calling thread's free pages; callable any time.
-    unsafe { libmimalloc_sys::mi_collect(false) };
+    unsafe { libmimalloc_sys::mi_collect(true) };
 }
 
 /// Routes tree-sitter's C allocations through mimalloc, which parses about 6% faster than the

@@ -31,8 +31,11 @@ pub struct Repo {
     refresher: Option<Mutex<Index>>,
     /// Indexes for the queries that read the database alone.
     readers: Pool,
-    /// Indexes of the ranked renderers (map, pack).
-    graph_readers: Pool,
+    /// Indexes of the packs, and of the maps: a map (a few times cheaper) never waits behind
+    /// a pack (measured on Django under 8 clients: map p50 92 to 57-62 ms, pack about the
+    /// same; the cheap queries' p50 up by 1-3 ms).
+    pack_readers: Pool,
+    map_readers: Pool,
     /// The skeleton's own index (its graphs are mostly of path prefixes, small and quick to
     /// render): a skeleton never waits behind a map or a pack.
     skeleton_readers: Pool,
@@ -50,8 +53,9 @@ pub struct Repo {
 #[derive(Clone, Copy)]
 pub enum Renderer {
     Skeleton,
-    /// Map and pack: the whole repository's graph, ranked.
-    Ranked,
+    /// The map and the pack, on the whole repository's graph.
+    Map,
+    Pack,
 }
 
 /// Open indexes of one repository, one per concurrent call and at most `max`: a call
@@ -197,7 +201,8 @@ impl Repo {
             location: None,
             refresher: None,
             readers: Pool::new(max_readers),
-            graph_readers: Pool::new(max_readers),
+            pack_readers: Pool::new(max_readers),
+            map_readers: Pool::new(max_readers),
             skeleton_readers: Pool::new(1),
             graphs: GraphCache::default(),
             dirty: Arc::new(AtomicBool::new(false)),
@@ -362,7 +367,8 @@ impl Repo {
         self.ensure_fresh();
         let pool = match renderer {
             Renderer::Skeleton => &self.skeleton_readers,
-            Renderer::Ranked => &self.graph_readers,
+            Renderer::Map => &self.map_readers,
+            Renderer::Pack => &self.pack_readers,
         };
         pool.with(|| self.open_reader(), f)
     }

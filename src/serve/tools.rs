@@ -870,7 +870,7 @@ fn map(served: &Served, a: MapArgs) -> Result<Answer> {
         cursor: a.cursor,
         offer_cursor: true,
     };
-    let r = repo.with_graph_index(Renderer::Ranked, |index| index.map(&options))?;
+    let r = repo.with_graph_index(Renderer::Map, |index| index.map(&options))?;
     let mut m = Map::new();
     m.insert("definitions_total".into(), json!(r.definitions_total));
     m.insert("focus".into(), json!(r.focus));
@@ -950,7 +950,7 @@ fn pack(served: &Served, a: PackArgs) -> Result<Answer> {
             },
             offer_cursor: repos.len() == 1,
         };
-        match repo.with_graph_index(Renderer::Ranked, |index| index.pack(&options)) {
+        match repo.with_graph_index(Renderer::Pack, |index| index.pack(&options)) {
             Ok(p) => {
                 cursors[i] = Some(match &p.next_cursor {
                     Some(c) => PackCursor::After(c.clone()),
