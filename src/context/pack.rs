@@ -60,6 +60,12 @@ pub struct Options {
 
 impl Options {
     pub const DEFAULT_BUDGET: usize = 8000;
+
+    /// What a cursor of this pack answers: the same candidates come only from the same
+    /// target and renderings.
+    fn question(&self) -> String {
+        format!("{:?}\0{}", self.target, self.signatures_only)
+    }
 }
 
 impl Default for Options {
@@ -74,14 +80,6 @@ impl Default for Options {
             cursor: None,
             offer_cursor: false,
         }
-    }
-}
-
-impl Options {
-    /// What a cursor of this pack answers: the same candidates come only from the same
-    /// target and renderings.
-    fn question(&self) -> String {
-        format!("{:?}\0{}", self.target, self.signatures_only)
     }
 }
 

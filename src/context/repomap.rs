@@ -46,6 +46,12 @@ pub struct Options {
 
 impl Options {
     pub const DEFAULT_BUDGET: usize = 4000;
+
+    /// What a cursor of this map answers: the same ranking is made only from the same
+    /// query and focus.
+    fn question(&self) -> String {
+        format!("{:?}\0{:?}", self.query, self.focus)
+    }
 }
 
 impl Default for Options {
@@ -60,14 +66,6 @@ impl Default for Options {
             cursor: None,
             offer_cursor: false,
         }
-    }
-}
-
-impl Options {
-    /// What a cursor of this map answers: the same ranking is made only from the same
-    /// query and focus.
-    fn question(&self) -> String {
-        format!("{:?}\0{:?}", self.query, self.focus)
     }
 }
 

@@ -74,6 +74,12 @@ pub struct Options {
 
 impl Options {
     pub const DEFAULT_BUDGET: usize = 8000;
+
+    /// What a cursor of this skeleton answers: the files are ranked the same way only under
+    /// the same prefix (and shown in the same mode only when asked for the same one).
+    fn question(&self) -> String {
+        format!("{:?}\0{}", self.path_prefix, self.mode.as_str())
+    }
 }
 
 impl Default for Options {
@@ -87,14 +93,6 @@ impl Default for Options {
             cursor: None,
             offer_cursor: false,
         }
-    }
-}
-
-impl Options {
-    /// What a cursor of this skeleton answers: the files are ranked the same way only under
-    /// the same prefix (and shown in the same mode only when asked for the same one).
-    fn question(&self) -> String {
-        format!("{:?}\0{}", self.path_prefix, self.mode.as_str())
     }
 }
 
