@@ -341,9 +341,7 @@ impl<'c> TokenCounts<'c> {
             return Ok(n);
         }
         let text: String = self.content.query_row([path], |r| r.get(0))?;
-        let n = tiktoken_rs::o200k_base_singleton()
-            .encode_ordinary(&text)
-            .len();
+        let n = crate::context::tokens::Tokenizer::O200k.count(&text);
         self.counted.insert(path.to_string(), n);
         Ok(n)
     }

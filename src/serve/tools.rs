@@ -3,7 +3,7 @@
 //! answer that can grow is held to `budget_tokens` (counted on its text with the CLI's
 //! tokenizer), says what it left out, and hands back a cursor that continues after it.
 
-use super::repos::{Renderer, Repo};
+use super::repos::{Reads, Renderer, Repo};
 use super::Served;
 use crate::context::{pack, repomap, skeleton, tokens::Tokenizer};
 use crate::error::{Error, Result};
@@ -472,6 +472,7 @@ struct Merged<'a, T> {
 impl<'a, T: serde::Serialize> Merged<'a, T> {
     fn run(
         repos: Vec<&'a Arc<Repo>>,
+        reads: Reads,
         keep: usize,
         query: impl Fn(&crate::facade::Index) -> Result<Vec<T>>,
         score: impl Fn(&T) -> f64,
@@ -480,7 +481,7 @@ impl<'a, T: serde::Serialize> Merged<'a, T> {
         let mut items = Vec::new();
         let mut unavailable = Vec::new();
         for &repo in &repos {
-            match repo.with_index(&query) {
+            match repo.with_reader(reads, &query) {
                 Ok(found) => items.extend(found.into_iter().map(|x| (repo, x))),
                 Err(e) if repos.len() > 1 => {
                     unavailable.push(json!({"repo": repo.name, "error": e.to_string()}))
@@ -561,6 +562,7 @@ fn search(served: &Served, a: SearchArgs) -> Result<Answer> {
     };
     let hits = Merged::run(
         served.pick_many(a.repo.as_deref())?,
+        Reads::Lookup,
         start + limit,
         |index| index.search(&a.query, &options),
         |h| h.score,
@@ -757,6 +759,7 @@ fn rank_files(served: &Served, a: RankArgs) -> Result<Answer> {
     let limit = limit(a.limit, crate::facade::Index::DEFAULT_RANKED_FILES, 200)?;
     let ranked = Merged::run(
         served.pick_many(a.repo.as_deref())?,
+        Reads::Ranking,
         start + limit,
         |index| index.rank_files(&a.query, start + limit),
         |f| f.score,
