@@ -10,6 +10,16 @@ use anyhow::Result;
 /// Longest cursor accepted: a page holds at most a few hundred items, in a few runs.
 const MAX_LEN: usize = 16 * 1024;
 
+/// The line of a rendering that hands out its cursor (`what`: "this map", ...).
+pub fn offer_line(what: &str, cursor: &str) -> String {
+    format!("# continue after {what} with cursor \"{cursor}\"\n")
+}
+
+/// For serde: a rendering that continues after nothing says nothing of it.
+pub(crate) fn none_shown(shown_before: &usize) -> bool {
+    *shown_before == 0
+}
+
 /// Sorted, disjoint, non-adjacent runs of positions `[start, end)`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Positions(Vec<(usize, usize)>);

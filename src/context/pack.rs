@@ -12,7 +12,7 @@ use crate::context::cursor::{self, Positions, Shown};
 use crate::context::defgraph::{source_of, Contents, Def, Edge, Repo};
 use crate::context::render::{cdata, code_tag, fence, signature_lines, xml_escape};
 use crate::context::repomap;
-use crate::context::tokens::{self, Account, Tokenizer};
+use crate::context::tokens::{self, Account, ListedOnce, Tokenizer};
 use crate::model::NodeKind;
 use crate::query::rank_files;
 use crate::query::resolve_target;
@@ -190,7 +190,7 @@ pub struct Pack {
     pub roots: usize,
     pub roots_included: usize,
     /// Symbols shown by the packs the cursor continued after.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "cursor::none_shown")]
     pub shown_before: usize,
     /// Continues after this pack and those before it; `None` when nothing is left.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -211,10 +211,6 @@ pub struct Candidate {
     pub def: usize,
     pub reason: Reason,
     pub root: bool,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 /// Tokens kept for the line offering a cursor (a check and a few runs of positions).
@@ -566,8 +562,7 @@ fn assemble(
         paging: &paging,
     };
     let order: Vec<usize> = (0..taken.len()).collect();
-    // How many left-out symbols the list holds, decided on a page's first rendering.
-    let mut listed = None;
+    let mut listed = ListedOnce::default();
     let fitted = tokens::fit_exact(tk, opts.budget, order, |kept, n| {
         let mut p = pack.clone();
         fill(&mut p, repo, &selection, kept, n, &mut listed, opts);
@@ -675,15 +670,14 @@ fn packed(repo: &Repo, p: &Priced, not_in_context: Vec<Missing>) -> PackedSymbol
 }
 
 /// Sets the pack's files, account, cursor and text for `kept` (indexes into the selection's
-/// `taken`), its text stating `tokens` as its own count. `listed`: how many left-out symbols
-/// the list of a page of so many symbols holds, once decided.
+/// `taken`), its text stating `tokens` as its own count.
 fn fill(
     pack: &mut Pack,
     repo: &Repo,
     selection: &Selection,
     kept: &[usize],
     tokens: usize,
-    listed: &mut Option<(usize, usize)>,
+    listed: &mut ListedOnce,
     opts: &Options,
 ) {
     let Selection {
@@ -772,40 +766,37 @@ fn fill(
             })
             .collect();
     }
-    let decided = listed
-        .filter(|&(page, _)| page == kept.len())
-        .map(|(_, n)| n);
-    let n = decided.unwrap_or_else(|| {
-        if all_dropped.is_empty() {
-            return 0;
-        }
-        // The dropped list gets what room the budget has left: as many entries as fit.
-        let tk = opts.tokenizer;
-        let text = render_text(
-            pack,
-            kept.len(),
-            candidates_total,
-            tokens,
-            opts.offer_cursor,
-        );
-        let mut room = opts.budget.saturating_sub(tk.count(&text));
-        all_dropped
-            .iter()
-            .take_while(|d| {
-                let cost = match opts.format {
-                    Format::Json => {
-                        let text = serde_json::to_string_pretty(d).unwrap_or_default();
-                        tk.count(&text) + text.lines().count() + 2
-                    }
-                    format => tk.count(&dropped_text(format, std::slice::from_ref(*d))),
-                };
-                let fits = cost <= room;
-                room = room.saturating_sub(cost);
-                fits
-            })
-            .count()
-    });
-    *listed = Some((kept.len(), n));
+    let n = if all_dropped.is_empty() {
+        0
+    } else {
+        listed.get(kept.len(), || {
+            // The dropped list gets what room the budget has left: as many entries as fit.
+            let tk = opts.tokenizer;
+            let text = render_text(
+                pack,
+                kept.len(),
+                candidates_total,
+                tokens,
+                opts.offer_cursor,
+            );
+            let mut room = opts.budget.saturating_sub(tk.count(&text));
+            all_dropped
+                .iter()
+                .take_while(|d| {
+                    let cost = match opts.format {
+                        Format::Json => {
+                            let text = serde_json::to_string_pretty(d).unwrap_or_default();
+                            tk.count(&text) + text.lines().count() + 2
+                        }
+                        format => tk.count(&dropped_text(format, std::slice::from_ref(*d))),
+                    };
+                    let fits = cost <= room;
+                    room = room.saturating_sub(cost);
+                    fits
+                })
+                .count()
+        })
+    };
     all_dropped.truncate(n);
     pack.dropped_top = all_dropped;
     pack.text = render_text(
@@ -845,9 +836,8 @@ fn render_text(
                     text.push_str(&format!("<next_cursor>{}</next_cursor>\n", xml_escape(c)));
                 }
                 Some(c) if offer_cursor => {
-                    text.push_str(&format!(
-                        "\n# continue after this pack with cursor \"{c}\"\n"
-                    ));
+                    text.push('\n');
+                    text.push_str(&cursor::offer_line("this pack", c));
                 }
                 _ => {}
             }

@@ -10,7 +10,7 @@
 
 use crate::context::cursor::{self, Positions};
 use crate::context::defgraph::{Def, Repo};
-use crate::context::tokens::{self, Account, Tokenizer};
+use crate::context::tokens::{self, Account, ListedOnce, Tokenizer};
 use crate::model::NodeKind;
 use crate::query::rank_files;
 use crate::query::resolve_target;
@@ -208,7 +208,7 @@ pub struct RepoMap {
     pub query: Option<String>,
     pub entries: Vec<MapEntry>,
     /// Definitions shown by the maps the cursor continued after.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "cursor::none_shown")]
     pub shown_before: usize,
     /// Continues after this map and those before it; `None` when nothing is left.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -219,10 +219,6 @@ pub struct RepoMap {
     /// The rendering (for `json`, this document without this field).
     #[serde(skip)]
     pub text: String,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 /// Tokens kept for the line offering a cursor (a check and a few runs of positions).
@@ -324,8 +320,7 @@ fn render_ranked(
             misses += 1;
         }
     }
-    // How many left-out names the list holds, decided on a page's first rendering.
-    let mut listed = None;
+    let mut listed = ListedOnce::default();
     let fitted = tokens::fit_exact(tk, opts.budget, taken, |taken, n| {
         let mut m = RepoMap {
             entries: Vec::new(),
@@ -351,8 +346,7 @@ fn render_ranked(
 }
 
 /// Sets `map`'s entries, account, cursor and text for the entries `taken` (indexes into
-/// `ranked`) after those `before`, its text stating `tokens` as its own count. `listed`: how
-/// many left-out names the list of a page of so many entries holds, once decided.
+/// `ranked`) after those `before`, its text stating `tokens` as its own count.
 #[allow(clippy::too_many_arguments)]
 fn fill(
     map: &mut RepoMap,
@@ -361,7 +355,7 @@ fn fill(
     before: &Positions,
     taken: &[usize],
     tokens: usize,
-    listed: &mut Option<(usize, usize)>,
+    listed: &mut ListedOnce,
     opts: &Options,
 ) {
     map.entries = taken
@@ -380,7 +374,7 @@ fn fill(
         cursor::encode("map", &opts.question(), &shown, &identity)
     });
     let cursor_line = match &map.next_cursor {
-        Some(c) if opts.offer_cursor => format!("# continue after this map with cursor \"{c}\"\n"),
+        Some(c) if opts.offer_cursor => cursor::offer_line("this map", c),
         _ => String::new(),
     };
     // Shown here or before: not listed as left out.
@@ -393,9 +387,6 @@ fn fill(
         .take(if opts.show_dropped { DROPPED_LISTED } else { 0 })
         .map(|(_, &(d, _))| repo.defs[d].qualified_name.as_str())
         .collect();
-    let decided = listed
-        .filter(|&(page, _)| page == taken.len())
-        .map(|(_, n)| n);
     map.dropped_top = Vec::new();
     let head = header(map, taken.len(), ranked.len(), tokens);
     match opts.format {
@@ -424,11 +415,14 @@ fn fill(
                     text.push_str(&entry_text(&repo.defs[d]));
                 }
             }
-            let n = decided.unwrap_or_else(|| {
-                let reserve = opts.tokenizer.count(&cursor_line);
-                dropped_that_fit(&text, &left_out, reserve, opts)
-            });
-            *listed = Some((taken.len(), n));
+            let n = if left_out.is_empty() {
+                0
+            } else {
+                listed.get(taken.len(), || {
+                    let reserve = opts.tokenizer.count(&cursor_line);
+                    dropped_that_fit(&text, &left_out, reserve, opts)
+                })
+            };
             if n > 0 {
                 text.push_str("# left out, best first: ");
                 text.push_str(&left_out[..n].join(", "));
@@ -440,7 +434,7 @@ fn fill(
         Format::Json => {
             map.text = serde_json::to_string_pretty(&*map).unwrap_or_default() + "\n";
             if !left_out.is_empty() {
-                let n = decided.unwrap_or_else(|| {
+                let n = listed.get(taken.len(), || {
                     // As many of the best left out as the room left holds, each name costing
                     // its line as printed; a margin for the list's own brackets.
                     let tk = opts.tokenizer;
@@ -455,7 +449,6 @@ fn fill(
                         })
                         .count()
                 });
-                *listed = Some((taken.len(), n));
                 map.dropped_top = left_out[..n].iter().map(|s| s.to_string()).collect();
                 map.text = serde_json::to_string_pretty(&*map).unwrap_or_default() + "\n";
             }

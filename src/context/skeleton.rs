@@ -270,12 +270,11 @@ struct Renderer<'a> {
     opts: &'a Options,
     /// PageRank of each definition.
     rank: Vec<f64>,
-    /// Files, best-ranked first (ties in path order).
+    /// Files, best-ranked first (ties in path order), and each file's position in it.
     order: Vec<usize>,
-    /// Positions in `order` of the files shown before (the cursor's), and per file whether
-    /// it is one.
+    position: Vec<usize>,
+    /// Positions in `order` of the files shown before (the cursor's).
     before: Positions,
-    shown_before: Vec<bool>,
     /// Per mode slot, per file: its block once built (`None` inside: nothing to show).
     blocks: [Vec<Option<Option<Block>>>; 4],
     /// Per file, the paths of the other files it imports from (loaded for `deps`).
@@ -315,9 +314,9 @@ impl<'a> Renderer<'a> {
             }
             None => Positions::default(),
         };
-        let mut shown_before = vec![false; n];
-        for k in before.iter() {
-            shown_before[order[k]] = true;
+        let mut position = vec![0; n];
+        for (k, &f) in order.iter().enumerate() {
+            position[f] = k;
         }
         let empty = || (0..n).map(|_| None).collect::<Vec<_>>();
         let scope = match opts.path_prefix.as_deref() {
@@ -330,8 +329,8 @@ impl<'a> Renderer<'a> {
             opts,
             rank,
             order,
+            position,
             before,
-            shown_before,
             blocks: [empty(), empty(), empty(), empty()],
             deps: None,
             compact_shown: Vec::new(),
@@ -356,7 +355,7 @@ impl<'a> Renderer<'a> {
     /// Files with something to show in `mode`, best-ranked first, those shown before aside.
     fn items(&mut self, mode: Mode) -> Result<Vec<usize>> {
         let mut items = self.all_items(mode)?;
-        items.retain(|&f| !self.shown_before[f]);
+        items.retain(|&f| !self.before.contains(self.position[f]));
         Ok(items)
     }
 
@@ -549,7 +548,7 @@ impl<'a> Renderer<'a> {
         let taken = tokens::select_greedy(&costs, room);
         let texts = self.texts(mode, &items);
         let head = self.head(mode, items.len());
-        let fitted = tokens::fit_exact(tk, budget, taken, |kept, n| {
+        let render = |kept: &[usize], n| {
             compose(
                 &head,
                 &items,
@@ -558,19 +557,11 @@ impl<'a> Renderer<'a> {
                 n,
                 &self.cursor_line(&items, kept),
             )
-        });
+        };
+        let fitted = tokens::fit_exact(tk, budget, taken, render);
         let Some((kept, mut text, mut n)) = fitted else {
-            let least = tokens::fit_exact(tk, usize::MAX, Vec::new(), |kept, n| {
-                compose(
-                    &head,
-                    &items,
-                    &texts,
-                    kept,
-                    n,
-                    &self.cursor_line(&items, kept),
-                )
-            })
-            .map_or(0, |(_, _, n)| n);
+            let least =
+                tokens::fit_exact(tk, usize::MAX, Vec::new(), render).map_or(0, |(_, _, n)| n);
             bail!(
                 "a budget of {budget} tokens is too small for the skeleton: its account line \
                  alone takes {least} tokens ({}); give at least {least}",
@@ -613,12 +604,10 @@ impl<'a> Renderer<'a> {
         if kept.len() >= items.len() || kept.is_empty() {
             return None;
         }
-        let mut position = vec![0; self.order.len()];
-        for (k, &f) in self.order.iter().enumerate() {
-            position[f] = k;
-        }
         let shown = cursor::Shown {
-            sets: vec![self.before.with(kept.iter().map(|&k| position[items[k]]))],
+            sets: vec![self
+                .before
+                .with(kept.iter().map(|&k| self.position[items[k]]))],
         };
         let identity = |k: usize| self.repo.files[self.order[k]].path.clone();
         Some(cursor::encode(
@@ -632,9 +621,7 @@ impl<'a> Renderer<'a> {
     /// With `offer_cursor`, the line handing out `next_cursor`, if any.
     fn cursor_line(&self, items: &[usize], kept: &[usize]) -> String {
         match self.next_cursor(items, kept) {
-            Some(c) if self.opts.offer_cursor => {
-                format!("# continue after this skeleton with cursor \"{c}\"\n")
-            }
+            Some(c) if self.opts.offer_cursor => cursor::offer_line("this skeleton", &c),
             _ => String::new(),
         }
     }

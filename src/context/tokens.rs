@@ -119,6 +119,26 @@ pub struct Account {
     pub dropped: usize,
 }
 
+/// How many of what a page left out its closing list names, decided on the first rendering of
+/// a page of so many items and kept for its re-renderings: a list that followed the count the
+/// header states would change that count in turn, and the self-counting fit would not settle.
+#[derive(Default)]
+pub struct ListedOnce(Option<(usize, usize)>);
+
+impl ListedOnce {
+    /// The number for a page of `items` items, decided by `decide` the first time.
+    pub fn get(&mut self, items: usize, decide: impl FnOnce() -> usize) -> usize {
+        match self.0 {
+            Some((page, n)) if page == items => n,
+            _ => {
+                let n = decide();
+                self.0 = Some((items, n));
+                n
+            }
+        }
+    }
+}
+
 /// The room a rendering keeps for its list of what it left out, when asked for one: a tenth
 /// of the budget, at most 200 tokens (otherwise the items would take it all).
 pub fn dropped_reserve(budget: usize, show_dropped: bool) -> usize {

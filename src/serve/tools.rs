@@ -5,7 +5,7 @@
 
 use super::repos::{Reads, Renderer, Repo};
 use super::Served;
-use crate::context::{pack, repomap, skeleton, tokens::Tokenizer};
+use crate::context::{cursor, pack, repomap, skeleton, tokens::Tokenizer};
 use crate::error::{Error, Result};
 use crate::facade::{SearchOptions, TraceOptions};
 use crate::query::trace::Direction;
@@ -917,7 +917,7 @@ fn pack(served: &Served, a: PackArgs) -> Result<Answer> {
     }
     // Across repositories, room for the line handing out the joined cursor (a typical
     // cursor per repository).
-    let cursor_line = |c: &str| format!("\n# continue after these packs with cursor \"{c}\"\n");
+    let cursor_line = |c: &str| format!("\n{}", cursor::offer_line("these packs", c));
     let reserve = if repos.len() > 1 {
         let typical: Vec<String> = repos
             .iter()
