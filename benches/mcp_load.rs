@@ -6,8 +6,9 @@
 //!
 //!     cargo bench --bench mcp_load -- ~/.cache/indexer-corpora/django
 //!
-//! Environment: CLIENTS (default 8), CALLS (default 2000), WARMUP (calls of the mix made
-//! before the measured ones, default a tenth of CALLS), LIMIT_S (default 600, the run's
+//! Environment: CLIENTS (default 8), CALLS (default 2000), WARMUP (the calls of the mix in
+//! each round of the warm-up, default 200; rounds go on until one no longer grows the
+//! server's resting heap by 1%, at most CALLS calls in all), LIMIT_S (default 600, the run's
 //! time bound). The corpus is indexed first into a temporary cache (an existing index of it
 //! there is reused), so the first run includes a cold index.
 
@@ -240,10 +241,22 @@ fn main() {
         let (tool, args, _) = mix.pick(i, i);
         call(&agent, &server.url, i, tool, &args).expect("warm-up call");
     }
-    // Then the mix itself, concurrently, until the caches it fills are full: the memory
-    // after this is the steady state the run is compared with.
-    let warmup = env_usize("WARMUP", calls / 10);
-    run_phase(&agent, &server.url, &mix, clients, warmup, 0, limit);
+    // Then the mix itself, concurrently, in rounds of WARMUP calls until a round no longer
+    // grows the resting heap (caches and allocator pages filling) by 1%: the memory after
+    // that is the steady state the run is compared with.
+    let round = env_usize("WARMUP", 200).max(1);
+    let mut warmup = 0;
+    let mut resting = rss_split_kb(pid).0;
+    while warmup < calls {
+        run_phase(&agent, &server.url, &mix, clients, round, warmup, limit);
+        warmup += round;
+        let now = rss_split_kb(pid).0;
+        let settled = (now as f64) < resting as f64 * 1.01;
+        resting = now;
+        if settled {
+            break;
+        }
+    }
     let warm_peak = peak_rss_kb(pid);
     let warm_split = rss_split_kb(pid);
     let started = Instant::now();
@@ -278,7 +291,7 @@ fn main() {
         );
     }
     println!(
-        "\nserver peak RSS: {:.0} MB after warm-up, {:.0} MB after the run ({:+.1}%)",
+        "\nserver peak RSS: {:.0} MB after a warm-up of {warmup} calls, {:.0} MB after the run ({:+.1}%)",
         warm_peak as f64 / 1024.0,
         run_peak as f64 / 1024.0,
         (run_peak as f64 / warm_peak.max(1) as f64 - 1.0) * 100.0
