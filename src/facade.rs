@@ -3,7 +3,7 @@
 //! definitions graph) until the database changes.
 
 use crate::context::defgraph::Repo;
-use crate::context::{pack, repomap, skeleton, tokens::Tokenizer};
+use crate::context::{impact, pack, repomap, skeleton, tokens::Tokenizer};
 use crate::error::{Error, Result};
 use crate::eval::{self, context as eval_context};
 use crate::index::{self, IndexSummary, Progress, RunOptions};
@@ -453,6 +453,18 @@ impl Index {
         self.with_graph(|conn, repo| pack::build_in(conn, repo, options))
     }
 
+    /// What a git diff changes and the context it needs, under a token budget. Reads the
+    /// diff from the repository holding the indexed tree; does not refresh the index first
+    /// (call `refresh` for a work-tree diff on current code).
+    pub fn impact(&self, options: &impact::Options) -> Result<impact::Impact> {
+        check_depth(options.depth)?;
+        self.warm(options.tokenizer);
+        let root = self.root()?.ok_or_else(|| {
+            Error::invalid("impact needs the indexed tree (this index was opened from an artifact)")
+        })?;
+        self.with_graph(|conn, repo| impact::build_in(conn, repo, &root, options))
+    }
+
     /// Retrieval on tasks with known answers: `rank-files` against BM25 over whole files.
     pub fn eval(&self, tasks: &[eval::Task], options: &eval::EvalOptions) -> Result<eval::Report> {
         self.read(|conn| eval::run(conn, tasks, options))
@@ -669,6 +681,18 @@ impl FileIdentity {
     fn of(_path: &Path) -> Option<FileIdentity> {
         None
     }
+}
+
+/// Hops of the call graph an impact walks: beyond a few, every definition is reached.
+const MAX_IMPACT_DEPTH: usize = 6;
+
+fn check_depth(depth: usize) -> Result<()> {
+    if depth > MAX_IMPACT_DEPTH {
+        return Err(Error::invalid(format!(
+            "--depth {depth} is too deep: use at most {MAX_IMPACT_DEPTH}"
+        )));
+    }
+    Ok(())
 }
 
 fn check_confidence(c: f64) -> Result<()> {

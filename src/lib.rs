@@ -62,6 +62,12 @@ mod text;
 #[doc = include_str!("../README.md")]
 struct ReadmeExample;
 
+pub use context::impact::{
+    changes::{Change, ChangedSymbol},
+    signals::{Signals, Weights},
+    Candidate as ImpactCandidate, Impact, Options as ImpactOptions, Spec as DiffSpec,
+    DEFAULT_WEIGHTS as DEFAULT_IMPACT_WEIGHTS,
+};
 pub use context::pack::{
     DroppedSymbol, Format as PackFormat, Missing, Options as PackOptions, Pack, PackedFile,
     PackedSymbol, Reason, Rendering, Target as PackTarget,

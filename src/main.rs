@@ -3,10 +3,10 @@
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use codebase_indexer::{
-    ArtifactWrite, Direction, EvalOptions, Freshness, Index, IndexOptions, IndexSummary, Link,
-    MapFormat, MapOptions, NodeKind, PackFormat, PackOptions, PackTarget, Renderer, SearchOptions,
-    SkeletonMode, SkeletonOptions, Task, Tokenizer, TraceOptions, ARTIFACT_DIR, ARTIFACT_FILE,
-    MAX_TRACE_HOPS,
+    ArtifactWrite, DiffSpec, Direction, EvalOptions, Freshness, ImpactOptions, Index, IndexOptions,
+    IndexSummary, Link, MapFormat, MapOptions, NodeKind, PackFormat, PackOptions, PackTarget,
+    Renderer, SearchOptions, SkeletonMode, SkeletonOptions, Task, Tokenizer, TraceOptions, Weights,
+    ARTIFACT_DIR, ARTIFACT_FILE, DEFAULT_IMPACT_WEIGHTS, MAX_TRACE_HOPS,
 };
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -68,6 +68,10 @@ enum Command {
     Map(MapArgs),
     /// The code around a symbol, a file or a question, under a token budget.
     Pack(PackArgs),
+    /// What a git diff changes and the context it needs, under a token budget: the changed
+    /// definitions with their diff, then the definitions most likely affected (call graph,
+    /// text similarity, same file, co-change in the history before the diff).
+    Impact(ImpactArgs),
     /// Who calls a definition, breadth-first, with unresolved call sites naming it.
     TraceCallers(TraceArgs),
     /// What a definition calls, breadth-first, with its unresolved and external calls.
@@ -365,6 +369,47 @@ struct PackArgs {
 }
 
 #[derive(Args)]
+struct ImpactArgs {
+    /// A commit (against its first parent), `A..B` or `A...B`; the uncommitted work tree
+    /// against HEAD by default.
+    #[arg(value_name = "REV|REV..REV", conflicts_with_all = ["staged", "worktree"])]
+    rev: Option<String>,
+    /// The staged changes against HEAD.
+    #[arg(long, conflicts_with = "worktree")]
+    staged: bool,
+    /// The work tree (untracked files included) against HEAD: the default.
+    #[arg(long)]
+    worktree: bool,
+    /// Start only from these changed definitions (qualified names, comma-separated).
+    #[arg(long, value_name = "QN,...", value_delimiter = ',')]
+    symbols: Vec<String>,
+    #[arg(long, default_value_t = ImpactOptions::DEFAULT_BUDGET, value_name = "N")]
+    budget: usize,
+    /// Hops through callers and callees.
+    #[arg(long, default_value_t = ImpactOptions::DEFAULT_DEPTH, value_name = "N")]
+    depth: usize,
+    /// Output format (`--json` is the same as json).
+    #[arg(long, value_enum, default_value_t = PackFormat::default())]
+    format: PackFormat,
+    /// The analysis only: changed symbols and scored definitions, without code.
+    #[arg(long)]
+    graph_only: bool,
+    /// Weights of the graph, text, same-file and co-change signals.
+    #[arg(long, value_name = "G,L,S,C", value_parser = parse_weights)]
+    weights: Option<Weights>,
+    /// Tokenizer the budget is counted with.
+    #[arg(long, value_enum, default_value_t = Tokenizer::default())]
+    tokenizer: Tokenizer,
+    #[command(flatten)]
+    target: Selection,
+}
+
+fn parse_weights(text: &str) -> Result<Weights, String> {
+    Weights::parse(text)
+        .ok_or_else(|| format!("{text:?}: give four weights of 0 or more, e.g. 0.4,0.3,0.2,0.1"))
+}
+
+#[derive(Args)]
 struct GetSourceArgs {
     qualified_name: String,
     #[command(flatten)]
@@ -427,6 +472,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Skeleton(args) => skeleton(args),
         Command::Map(args) => map(args),
         Command::Pack(args) => pack(args),
+        Command::Impact(args) => impact(args),
         Command::TraceCallers(args) => print_trace(args, Direction::Callers),
         Command::TraceCallees(args) => print_trace(args, Direction::Callees),
         Command::GetSource(args) => get_source(args),
@@ -847,6 +893,34 @@ fn pack(
         }
         None => write!(std::io::stdout().lock(), "{}", p.text)?,
     }
+    Ok(())
+}
+
+fn impact(args: ImpactArgs) -> Result<()> {
+    let spec = match (&args.rev, args.staged) {
+        (Some(rev), _) => DiffSpec::parse(rev),
+        (None, true) => DiffSpec::Staged,
+        (None, false) => DiffSpec::Worktree,
+    };
+    let options = ImpactOptions {
+        spec,
+        symbols: args.symbols,
+        budget: args.budget,
+        depth: args.depth,
+        format: if args.target.json {
+            PackFormat::Json
+        } else {
+            args.format
+        },
+        graph_only: args.graph_only,
+        weights: args.weights.unwrap_or(DEFAULT_IMPACT_WEIGHTS),
+        tokenizer: args.tokenizer,
+    };
+    let mut index = open(&args.target)?;
+    // The changed files are read as they are now: bring the index up to date with them.
+    index.refresh()?;
+    let i = index.impact(&options)?;
+    write!(std::io::stdout().lock(), "{}", i.text)?;
     Ok(())
 }
 

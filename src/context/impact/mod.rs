@@ -1,0 +1,632 @@
+//! Change impact: from a git diff to what a reviewer or an agent must see to reason about
+//! the change, under a token budget. The diff's hunks are mapped onto the definitions they
+//! touch on both sides (`changes`); every other definition is scored by four signals
+//! blended by weights (`signals`); the changed definitions come first in full with their
+//! diff, then the best-scored context, each saying why it is there.
+
+pub mod changes;
+pub mod diff;
+pub mod signals;
+
+use crate::context::defgraph::{source_of, Contents, Edge, Repo};
+use crate::context::pack::Format;
+use crate::context::pack::Rendering;
+use crate::context::render::{cdata, fence, signature_lines, xml_escape};
+use crate::context::tokens::{self, Account, Tokenizer};
+use crate::model::NodeKind;
+use anyhow::Result;
+use changes::{Change, ChangedSymbol};
+use rusqlite::Connection;
+use serde::Serialize;
+use signals::{Signals, Via, Weights};
+use std::collections::HashSet;
+use std::path::Path;
+
+pub use diff::Spec;
+
+/// The defaults, chosen on the evaluation over real histories (docs/measurements.md,
+/// "Change impact").
+pub const DEFAULT_WEIGHTS: Weights = Weights {
+    graph: 0.4,
+    bm25: 0.3,
+    same_file: 0.2,
+    cochange: 0.1,
+};
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub spec: Spec,
+    /// Only these changed definitions (qualified names) start the analysis; all by default.
+    pub symbols: Vec<String>,
+    pub budget: usize,
+    /// Hops through callers and callees for the graph signal.
+    pub depth: usize,
+    pub format: Format,
+    /// The analysis only: changed symbols and scored candidates, no code.
+    pub graph_only: bool,
+    pub weights: Weights,
+    pub tokenizer: Tokenizer,
+}
+
+impl Options {
+    pub const DEFAULT_BUDGET: usize = 8000;
+    pub const DEFAULT_DEPTH: usize = 2;
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            spec: Spec::Worktree,
+            symbols: Vec::new(),
+            budget: Self::DEFAULT_BUDGET,
+            depth: Self::DEFAULT_DEPTH,
+            format: Format::default(),
+            graph_only: false,
+            weights: DEFAULT_WEIGHTS,
+            tokenizer: Tokenizer::default(),
+        }
+    }
+}
+
+/// A definition scored for the context.
+#[derive(Clone, Debug, Serialize)]
+pub struct Candidate {
+    pub qualified_name: String,
+    pub kind: &'static str,
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub score: f64,
+    pub signals: Signals,
+    /// Why: the graph hop that reached it, and the other signals that count.
+    pub why: String,
+    #[serde(skip)]
+    pub def: usize,
+}
+
+/// A context definition as shown.
+#[derive(Clone, Debug, Serialize)]
+pub struct Shown {
+    #[serde(flatten)]
+    pub candidate: Candidate,
+    pub rendering: Rendering,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub code: String,
+    pub callers: Vec<Neighbor>,
+    pub callees: Vec<Neighbor>,
+}
+
+/// A caller or callee of a shown definition, and whether the output holds it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Neighbor {
+    pub qualified_name: String,
+    pub in_context: bool,
+}
+
+/// The impact of a diff; as JSON this is the documented schema (`codebase-indexer/impact/1`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Impact {
+    pub schema: &'static str,
+    /// What was compared, and the commits of its sides.
+    pub diff: String,
+    pub base: Option<String>,
+    pub head: Option<String>,
+    pub files_changed: usize,
+    pub weights: Weights,
+    #[serde(flatten)]
+    pub account: Account,
+    pub code_tokens: usize,
+    /// Changed symbols in all, and those shown (the first ones, in diff order).
+    pub changed_total: usize,
+    pub changed: Vec<ChangedSymbol>,
+    /// Definitions scored, and the best of them in order; with `graph_only` as many as fit,
+    /// otherwise those shown.
+    pub candidates_scored: usize,
+    pub context: Vec<Shown>,
+    /// The best candidates left out, with their scores.
+    pub dropped_top: Vec<Candidate>,
+    #[serde(skip)]
+    pub format: Format,
+    #[serde(skip)]
+    pub text: String,
+}
+
+/// Candidates listed at most as left out.
+const DROPPED_LISTED: usize = 10;
+/// Callers and callees named per shown definition.
+const NEIGHBORS_LISTED: usize = 6;
+
+/// The impact of `opts.spec` in the git repository holding `root`, on the index `conn` and
+/// its whole definitions graph `repo`.
+pub fn build_in(conn: &Connection, repo: &Repo, root: &Path, opts: &Options) -> Result<Impact> {
+    if opts.budget == 0 {
+        crate::error::invalid!("the budget must be at least 1 token");
+    }
+    let d = diff::read(root, &opts.spec)?;
+    if d.files.is_empty() {
+        crate::error::invalid!("{} changes nothing", opts.spec.describe());
+    }
+    let mut texts = Vec::with_capacity(d.files.len());
+    for f in &d.files {
+        texts.push((
+            diff::text_of(root, f, true)?,
+            diff::text_of(root, f, false)?,
+        ));
+    }
+    let mut changed = changes::changed_symbols(&d.files, &texts, repo);
+    let listed = || {
+        let mut l: Vec<&str> = d.files.iter().map(|f| f.path()).take(5).collect();
+        if d.files.len() > 5 {
+            l.push("...");
+        }
+        l.join(", ")
+    };
+    if changed.is_empty() {
+        crate::error::invalid!(
+            "{} changes no code the index holds: {} files ({}), binary, empty or left out of the index",
+            opts.spec.describe(),
+            d.files.len(),
+            listed()
+        );
+    }
+    if !opts.symbols.is_empty() {
+        let wanted: HashSet<&str> = opts.symbols.iter().map(String::as_str).collect();
+        let unknown: Vec<&str> = wanted
+            .iter()
+            .copied()
+            .filter(|w| !changed.iter().any(|c| c.qualified_name == *w))
+            .collect();
+        if !unknown.is_empty() {
+            crate::error::invalid!(
+                "not changed by {}: {} (changed: {})",
+                opts.spec.describe(),
+                unknown.join(", "),
+                changed
+                    .iter()
+                    .map(|c| c.qualified_name.as_str())
+                    .take(20)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        changed.retain(|c| wanted.contains(c.qualified_name.as_str()));
+    }
+    if !changed.iter().any(|c| c.in_index) {
+        crate::error::invalid!(
+            "{} changes only code the index does not hold ({}): run `indexer index` on the tree at the new side",
+            opts.spec.describe(),
+            listed()
+        );
+    }
+    let candidates = score(conn, repo, root, &d, &changed, opts)?;
+    let scored = candidates.len();
+    render(conn, repo, d, changed, candidates, scored, opts)
+}
+
+/// Every candidate, best first.
+fn score(
+    conn: &Connection,
+    repo: &Repo,
+    root: &Path,
+    d: &diff::Diff,
+    changed: &[ChangedSymbol],
+    opts: &Options,
+) -> Result<Vec<Candidate>> {
+    let seeds: Vec<usize> = changed.iter().filter_map(|c| c.def).collect();
+    let changed_files: HashSet<usize> = seeds.iter().map(|&s| repo.defs[s].file).collect();
+    let code_seeds: Vec<usize> = seeds
+        .iter()
+        .copied()
+        .filter(|&s| repo.defs[s].kind != NodeKind::File)
+        .collect();
+    let graph = signals::graph(repo, &seeds, opts.depth);
+    let code: Vec<&str> = changed.iter().map(|c| c.code.as_str()).collect();
+    let bm25 = signals::bm25(conn, repo, &code)?;
+    let history = match &d.base {
+        // Only what came before the change: the old side's history.
+        Some(base) => diff::history(root, base, signals::HISTORY_COMMITS).unwrap_or_default(),
+        None => Vec::new(),
+    };
+    let paths: Vec<&str> = changed.iter().map(|c| c.path.as_str()).collect();
+    let cochange = signals::cochange(&history, &paths);
+    let mut out: Vec<Candidate> =
+        signals::gather(repo, &seeds, &changed_files, &graph, &bm25, &cochange)
+            .into_iter()
+            .map(|(def, s, via)| {
+                let dd = &repo.defs[def];
+                Candidate {
+                    qualified_name: dd.qualified_name.clone(),
+                    kind: dd.kind.as_str(),
+                    path: repo.files[dd.file].path.clone(),
+                    start_line: dd.start_line,
+                    end_line: dd.end_line,
+                    score: opts.weights.blend(&s),
+                    why: why(repo, &s, via),
+                    signals: s,
+                    def,
+                }
+            })
+            .filter(|c| c.score > 0.0)
+            // What a changed definition holds is shown with it.
+            .filter(|c| !code_seeds.iter().any(|&s| repo.is_within(c.def, s)))
+            .collect();
+    out.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.def.cmp(&b.def)));
+    Ok(out)
+}
+
+fn why(repo: &Repo, s: &Signals, via: Option<Via>) -> String {
+    let mut parts = Vec::new();
+    if let Some(v) = via {
+        let of = &repo.defs[v.from].qualified_name;
+        let rel = if v.caller { "caller of" } else { "callee of" };
+        parts.push(format!(
+            "{rel} {of} ({:.2}), graph {:.2}",
+            v.confidence, s.graph
+        ));
+    }
+    if s.bm25 >= 0.005 {
+        parts.push(format!("text {:.2}", s.bm25));
+    }
+    if s.same_file > 0.0 {
+        parts.push("same file".into());
+    }
+    if s.cochange > 0.0 {
+        parts.push(format!("co-change {:.2}", s.cochange));
+    }
+    parts.join(", ")
+}
+
+/// One item of the output, priced.
+struct Piece {
+    text: String,
+    cost: usize,
+    code_tokens: usize,
+}
+
+fn render(
+    conn: &Connection,
+    repo: &Repo,
+    d: diff::Diff,
+    changed: Vec<ChangedSymbol>,
+    candidates: Vec<Candidate>,
+    scored: usize,
+    opts: &Options,
+) -> Result<Impact> {
+    let tk = opts.tokenizer;
+    let mut impact = Impact {
+        schema: "codebase-indexer/impact/1",
+        diff: d.spec.describe(),
+        base: d.base.clone(),
+        head: d.head.clone(),
+        files_changed: d.files.len(),
+        weights: opts.weights,
+        account: Account {
+            tokenizer: tk,
+            budget: opts.budget,
+            ..Account::default()
+        },
+        code_tokens: 0,
+        changed_total: changed.len(),
+        changed,
+        candidates_scored: scored,
+        context: Vec::new(),
+        dropped_top: Vec::new(),
+        format: opts.format,
+        text: String::new(),
+    };
+    let mut contents = Contents::new(conn)?;
+    // The changed symbols, in full with their diff while they fit, in diff order.
+    let header_room = tk.count(&header(&impact, &impact.account, impact.changed.len(), 0))
+        + 64
+        + tokens::dropped_reserve(opts.budget, true);
+    let mut room = opts.budget.saturating_sub(header_room);
+    let mut changed_pieces = Vec::new();
+    for c in &impact.changed {
+        let p = changed_piece(opts.format, c, tk);
+        if p.cost > room {
+            break;
+        }
+        room -= p.cost;
+        changed_pieces.push(p);
+    }
+    // Then the context, best first, whole or as a signature, skipping what does not fit.
+    let mut shown: Vec<(Shown, Piece)> = Vec::new();
+    let mut dropped = Vec::new();
+    let mut in_context: HashSet<usize> = impact
+        .changed
+        .iter()
+        .filter_map(|c| c.def)
+        .filter(|&d| repo.defs[d].kind != NodeKind::File)
+        .collect();
+    let mut misses = 0;
+    for c in candidates {
+        if misses >= 100 || room < 16 {
+            dropped.push(c);
+            continue;
+        }
+        let def = &repo.defs[c.def];
+        if in_context.iter().any(|&t| repo.is_within(c.def, t)) {
+            continue;
+        }
+        let content = contents.of(repo.files[def.file].id)?;
+        let renderings: &[Rendering] = if opts.graph_only {
+            &[Rendering::Signature]
+        } else {
+            &[Rendering::Full, Rendering::Signature]
+        };
+        // A definition whose members are shown already is shown by its signature.
+        let holds_shown = shown
+            .iter()
+            .any(|(s, _)| repo.is_within(s.candidate.def, c.def));
+        let renderings = if holds_shown {
+            &renderings[renderings.len() - 1..]
+        } else {
+            renderings
+        };
+        let mut placed = false;
+        for &rendering in renderings {
+            let code = match rendering {
+                Rendering::Full => source_of(&content, def).to_string(),
+                Rendering::Signature if opts.graph_only => String::new(),
+                Rendering::Signature => signature_lines(def, 0),
+            };
+            if code.len() / 12 > room {
+                continue;
+            }
+            let s = Shown {
+                rendering,
+                code,
+                callers: Vec::new(),
+                callees: Vec::new(),
+                candidate: c.clone(),
+            };
+            let p = context_piece(opts.format, &s, tk);
+            if p.cost <= room {
+                room -= p.cost;
+                in_context.insert(c.def);
+                shown.push((s, p));
+                placed = true;
+                break;
+            }
+        }
+        if placed {
+            misses = 0;
+        } else {
+            misses += 1;
+            dropped.push(c);
+        }
+    }
+    // Callers and callees of what is shown, marked when the output does not hold them.
+    for (s, p) in &mut shown {
+        let d = s.candidate.def;
+        s.callers = neighbors(repo, &repo.in_edges[d], &in_context);
+        s.callees = neighbors(repo, &repo.out_edges[d], &in_context);
+        let priced = context_piece(opts.format, s, tk);
+        *p = priced;
+    }
+    impact.dropped_top = dropped.into_iter().take(DROPPED_LISTED).collect();
+    let all_changed = std::mem::take(&mut impact.changed);
+    let changed_total = all_changed.len();
+    let changed_fit = changed_pieces.len();
+    let (context, context_pieces): (Vec<Shown>, Vec<Piece>) = shown.into_iter().unzip();
+    let mut pieces: Vec<Piece> = changed_pieces;
+    pieces.extend(context_pieces);
+    // The fit drops pieces from the end, so what it keeps is always the first `k`.
+    let view = |k: usize, tokens: usize| {
+        let changed_shown = k.min(changed_fit);
+        let context_shown = k - changed_shown;
+        let mut account = impact.account.clone();
+        account.tokens = tokens;
+        account.included = k;
+        account.dropped = changed_total - changed_shown + scored - context_shown;
+        (changed_shown, context_shown, account)
+    };
+    let fitted = tokens::fit_exact(tk, opts.budget, (0..pieces.len()).collect(), |taken, n| {
+        let (changed_shown, context_shown, account) = view(taken.len(), n);
+        if opts.format == Format::Json {
+            let probe = Impact {
+                account,
+                changed: all_changed[..changed_shown].to_vec(),
+                context: context[..context_shown].to_vec(),
+                dropped_top: impact.dropped_top.clone(),
+                ..impact.clone()
+            };
+            return serde_json::to_string_pretty(&probe).unwrap_or_default() + "\n";
+        }
+        let mut out = header(&impact, &account, changed_total, changed_shown);
+        for (i, p) in pieces[..taken.len()].iter().enumerate() {
+            if i == 0 || i == changed_shown {
+                out.push_str(&section_title(opts.format, i >= changed_shown));
+            }
+            out.push_str(&p.text);
+        }
+        if !impact.dropped_top.is_empty() && opts.format == Format::Markdown {
+            out.push_str("\n## Left out (best first)\n");
+            for c in &impact.dropped_top {
+                out.push_str(&format!(
+                    "- {}  {}:{}  score {:.3}\n",
+                    c.qualified_name, c.path, c.start_line, c.score
+                ));
+            }
+        }
+        out.push_str(footer(opts.format));
+        out
+    });
+    let Some((taken, text, n)) = fitted else {
+        crate::error::invalid!(
+            "a budget of {} tokens cannot hold even the header of this impact",
+            opts.budget
+        );
+    };
+    let (changed_shown, context_shown, account) = view(taken.len(), n);
+    impact.code_tokens = pieces[..taken.len()].iter().map(|p| p.code_tokens).sum();
+    impact.account = account;
+    impact.changed_total = changed_total;
+    impact.changed = all_changed;
+    impact.changed.truncate(changed_shown);
+    let mut context = context;
+    let cut: Vec<Candidate> = context
+        .drain(context_shown..)
+        .map(|s| s.candidate)
+        .collect();
+    if !cut.is_empty() {
+        let mut top = cut;
+        top.append(&mut impact.dropped_top);
+        top.truncate(DROPPED_LISTED);
+        impact.dropped_top = top;
+    }
+    impact.context = context;
+    impact.text = text;
+    Ok(impact)
+}
+
+fn neighbors(repo: &Repo, edges: &[Edge], shown: &HashSet<usize>) -> Vec<Neighbor> {
+    let mut v: Vec<&Edge> = edges.iter().collect();
+    v.sort_by(|a, b| {
+        b.confidence
+            .total_cmp(&a.confidence)
+            .then(a.other.cmp(&b.other))
+    });
+    v.into_iter()
+        .filter(|e| repo.defs[e.other].kind != NodeKind::File)
+        .take(NEIGHBORS_LISTED)
+        .map(|e| Neighbor {
+            qualified_name: repo.defs[e.other].qualified_name.clone(),
+            in_context: shown.contains(&e.other),
+        })
+        .collect()
+}
+
+fn header(i: &Impact, account: &Account, changed_total: usize, changed_shown: usize) -> String {
+    let line = format!(
+        "impact of {}: {} files, {changed_total} changed symbols ({changed_shown} shown); {} definitions scored, {} in context, {} left out; {} of {} tokens ({})",
+        i.diff,
+        i.files_changed,
+        i.candidates_scored,
+        account.included - changed_shown,
+        account.dropped,
+        account.tokens,
+        account.budget,
+        account.tokenizer.as_str(),
+    );
+    match i.format {
+        Format::Markdown => format!("# {line}\n"),
+        Format::Xml => format!("<impact>\n<meta>{}</meta>\n", xml_escape(&line)),
+        Format::Json => String::new(),
+    }
+}
+
+fn section_title(format: Format, context: bool) -> String {
+    let title = if context { "Context" } else { "Changed" };
+    match format {
+        Format::Markdown => format!("\n## {title}\n"),
+        Format::Xml => format!("<section name=\"{}\"/>\n", title.to_lowercase()),
+        Format::Json => String::new(),
+    }
+}
+
+fn footer(format: Format) -> &'static str {
+    match format {
+        Format::Xml => "</impact>\n",
+        _ => "",
+    }
+}
+
+fn changed_piece(format: Format, c: &ChangedSymbol, tk: Tokenizer) -> Piece {
+    let title = format!(
+        "{}  {}:{}-{}  ({}, {}; +{} -{})",
+        c.qualified_name,
+        c.path,
+        c.start_line,
+        c.end_line,
+        c.kind,
+        c.change.describe(),
+        c.lines_added,
+        c.lines_removed
+    );
+    // In full as it is now, then its diff; what is gone or outside definitions is its diff.
+    let code = match c.change {
+        Change::Deleted | Change::ModuleLevel => "",
+        _ => c.code.as_str(),
+    };
+    let text = match format {
+        Format::Markdown => {
+            let mut out = format!("\n### {title}\n");
+            if !code.is_empty() {
+                let f = fence(code);
+                out.push_str(&format!("{f}\n{}\n{f}\n", code.trim_end()));
+            }
+            let f = fence(&c.diff);
+            out.push_str(&format!("{f}diff\n{}{f}\n", c.diff));
+            out
+        }
+        Format::Xml => format!(
+            "<changed name=\"{}\" path=\"{}\" change=\"{}\">\n<code>{}</code>\n<diff>{}</diff>\n</changed>\n",
+            xml_escape(&c.qualified_name),
+            xml_escape(&c.path),
+            xml_escape(&c.change.describe()),
+            cdata(code),
+            cdata(&c.diff)
+        ),
+        Format::Json => serde_json::to_string_pretty(c).unwrap_or_default() + "\n",
+    };
+    Piece {
+        cost: tk.count(&text),
+        code_tokens: tk.count(code) + tk.count(&c.diff),
+        text,
+    }
+}
+
+fn context_piece(format: Format, s: &Shown, tk: Tokenizer) -> Piece {
+    let c = &s.candidate;
+    let list = |v: &[Neighbor]| {
+        v.iter()
+            .map(|n| {
+                if n.in_context {
+                    n.qualified_name.clone()
+                } else {
+                    format!("{} [NOT IN CONTEXT]", n.qualified_name)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut links = String::new();
+    if !s.callers.is_empty() {
+        links.push_str(&format!("callers: {}\n", list(&s.callers)));
+    }
+    if !s.callees.is_empty() {
+        links.push_str(&format!("callees: {}\n", list(&s.callees)));
+    }
+    let title = format!(
+        "{}  {}:{}  (score {:.3}: {})",
+        c.qualified_name, c.path, c.start_line, c.score, c.why
+    );
+    let text = match format {
+        Format::Markdown => {
+            let code = if s.code.is_empty() {
+                String::new()
+            } else {
+                let f = fence(&s.code);
+                format!("{f}\n{}\n{f}\n", s.code.trim_end())
+            };
+            format!("\n### {title}\n{links}{code}")
+        }
+        Format::Xml => format!(
+            "<symbol name=\"{}\" path=\"{}\" line=\"{}\" score=\"{:.3}\" why=\"{}\">\n{}{}\n</symbol>\n",
+            xml_escape(&c.qualified_name),
+            xml_escape(&c.path),
+            c.start_line,
+            c.score,
+            xml_escape(&c.why),
+            xml_escape(&links),
+            cdata(&s.code)
+        ),
+        Format::Json => serde_json::to_string_pretty(s).unwrap_or_default() + "\n",
+    };
+    Piece {
+        cost: tk.count(&text),
+        code_tokens: tk.count(&s.code),
+        text,
+    }
+}
