@@ -23,6 +23,7 @@ mod graph_other;
 mod graph_python;
 mod graph_rust;
 mod hook;
+mod impact;
 mod index_pipeline;
 mod lang_bash;
 mod lang_c;

@@ -404,7 +404,17 @@ fn render(
         let priced = context_piece(opts.format, s, tk);
         *p = priced;
     }
-    impact.dropped_top = dropped.into_iter().take(DROPPED_LISTED).collect();
+    // The best left out, as many as the room kept for them holds.
+    let reserve = tokens::dropped_reserve(opts.budget, true);
+    let mut used = 0;
+    for c in dropped.into_iter().take(DROPPED_LISTED) {
+        let cost = tk.count(&dropped_line(opts.format, &c));
+        if used + cost > reserve {
+            break;
+        }
+        used += cost;
+        impact.dropped_top.push(c);
+    }
     let all_changed = std::mem::take(&mut impact.changed);
     let changed_total = all_changed.len();
     let changed_fit = changed_pieces.len();
@@ -443,10 +453,7 @@ fn render(
         if !impact.dropped_top.is_empty() && opts.format == Format::Markdown {
             out.push_str("\n## Left out (best first)\n");
             for c in &impact.dropped_top {
-                out.push_str(&format!(
-                    "- {}  {}:{}  score {:.3}\n",
-                    c.qualified_name, c.path, c.start_line, c.score
-                ));
+                out.push_str(&dropped_line(opts.format, c));
             }
         }
         out.push_str(footer(opts.format));
@@ -465,16 +472,7 @@ fn render(
     impact.changed = all_changed;
     impact.changed.truncate(changed_shown);
     let mut context = context;
-    let cut: Vec<Candidate> = context
-        .drain(context_shown..)
-        .map(|s| s.candidate)
-        .collect();
-    if !cut.is_empty() {
-        let mut top = cut;
-        top.append(&mut impact.dropped_top);
-        top.truncate(DROPPED_LISTED);
-        impact.dropped_top = top;
-    }
+    context.truncate(context_shown);
     impact.context = context;
     impact.text = text;
     Ok(impact)
@@ -495,6 +493,17 @@ fn neighbors(repo: &Repo, edges: &[Edge], shown: &HashSet<usize>) -> Vec<Neighbo
             in_context: shown.contains(&e.other),
         })
         .collect()
+}
+
+/// A left-out candidate as listed.
+fn dropped_line(format: Format, c: &Candidate) -> String {
+    match format {
+        Format::Json => serde_json::to_string_pretty(c).unwrap_or_default() + "\n",
+        _ => format!(
+            "- {}  {}:{}  score {:.3}\n",
+            c.qualified_name, c.path, c.start_line, c.score
+        ),
+    }
 }
 
 fn header(i: &Impact, account: &Account, changed_total: usize, changed_shown: usize) -> String {

@@ -1,0 +1,468 @@
+//! `impact` on real git repositories made by the tests: what a diff changes (modified, added,
+//! deleted, renamed and moved definitions, module-level code) on each kind of diff (work
+//! tree, staged, a commit, a merge, a range), the context it scores, and every error.
+
+use crate::common::{options, write_tree};
+use codebase_indexer::{
+    Change, DiffSpec, Error, Impact, ImpactOptions, Index, PackFormat, DEFAULT_IMPACT_WEIGHTS,
+};
+use std::path::Path;
+use std::process::Command;
+
+fn git(root: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn commit_all(root: &Path, message: &str) -> String {
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", message]);
+    git(root, &["rev-parse", "HEAD"])
+}
+
+const SHOP: &str = r#"RATE = 0.2
+
+
+def tax(total):
+    """Tax on a total."""
+    return round(total * RATE, 2)
+
+
+def checkout(cart):
+    total = sum(item.price for item in cart)
+    return total + tax(total)
+
+
+def legacy_total(cart):
+    return checkout(cart)
+
+
+def compute(a, b):
+    x = a * 2
+    y = b * 3
+    z = x + y
+    return z * z
+
+
+def helper(items):
+    seen = set()
+    out = []
+    for i in items:
+        if i not in seen:
+            seen.add(i)
+            out.append(i)
+    return out
+"#;
+
+const REPORT: &str = r#"from pkg.shop import checkout, tax
+
+
+def summary(cart):
+    return "total %s" % checkout(cart)
+
+
+def tax_report(totals):
+    return [tax(t) for t in totals]
+"#;
+
+/// A repository with the shop committed, indexed; returns (tree, database).
+fn shop(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let root = dir.join("repo");
+    write_tree(
+        &root,
+        &[
+            ("pkg/shop.py", SHOP),
+            ("pkg/report.py", REPORT),
+            ("pkg/__init__.py", ""),
+        ],
+    );
+    git(&root, &["init", "-q"]);
+    commit_all(&root, "base");
+    let db = dir.join("index.db");
+    (root, db)
+}
+
+/// Indexes the tree as it is now and runs `impact` with `spec` and the defaults otherwise.
+fn impact(root: &Path, db: &Path, spec: DiffSpec) -> Result<Impact, Error> {
+    impact_with(
+        root,
+        db,
+        ImpactOptions {
+            spec,
+            ..ImpactOptions::default()
+        },
+    )
+}
+
+fn impact_with(root: &Path, db: &Path, opts: ImpactOptions) -> Result<Impact, Error> {
+    let (index, _) = Index::build(root, options(root, db).options.clone()).expect("index");
+    index.impact(&opts)
+}
+
+fn change_of<'a>(i: &'a Impact, qualified_name: &str) -> &'a Change {
+    &i.changed
+        .iter()
+        .find(|c| c.qualified_name == qualified_name)
+        .unwrap_or_else(|| {
+            panic!(
+                "{qualified_name} not among the changed: {:?}",
+                i.changed
+                    .iter()
+                    .map(|c| &c.qualified_name)
+                    .collect::<Vec<_>>()
+            )
+        })
+        .change
+}
+
+fn names(i: &Impact) -> Vec<&str> {
+    i.changed
+        .iter()
+        .map(|c| c.qualified_name.as_str())
+        .collect()
+}
+
+#[test]
+fn a_work_tree_diff_names_modified_added_deleted_and_module_level_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, db) = shop(dir.path());
+    let edited = SHOP
+        .replace("RATE = 0.2", "import math\n\nRATE = 0.25")
+        .replace("round(total * RATE, 2)", "round(total * RATE, 3)")
+        .replace(
+            "def legacy_total(cart):\n    return checkout(cart)\n\n\n",
+            "",
+        )
+        + "\n\ndef refund(cart):\n    return -checkout(cart)\n";
+    write_tree(&root, &[("pkg/shop.py", &edited)]);
+    let i = impact(&root, &db, DiffSpec::Worktree).unwrap();
+    assert_eq!(change_of(&i, "pkg.shop.tax"), &Change::Modified);
+    assert_eq!(change_of(&i, "pkg.shop.RATE"), &Change::Modified);
+    assert_eq!(change_of(&i, "pkg.shop.refund"), &Change::Added);
+    assert_eq!(change_of(&i, "pkg.shop.legacy_total"), &Change::Deleted);
+    assert_eq!(change_of(&i, "pkg/shop.py"), &Change::ModuleLevel);
+    // Untouched definitions of the same file are not changed.
+    assert!(!names(&i).contains(&"pkg.shop.checkout"), "{:?}", names(&i));
+    let tax = i
+        .changed
+        .iter()
+        .find(|c| c.qualified_name == "pkg.shop.tax")
+        .unwrap();
+    assert!(
+        tax.diff.contains("-    return round(total * RATE, 2)"),
+        "{}",
+        tax.diff
+    );
+    assert!(tax.diff.contains("+    return round(total * RATE, 3)"));
+    assert!(tax.code.starts_with("def tax(total):"), "{}", tax.code);
+    assert_eq!((tax.lines_added, tax.lines_removed), (1, 1));
+    // Callers of what changed are the context, the graph saying why.
+    let checkout = i
+        .context
+        .iter()
+        .find(|s| s.candidate.qualified_name == "pkg.shop.checkout")
+        .expect("checkout, the caller of tax, is in the context");
+    assert!(checkout.candidate.signals.graph > 0.0);
+    assert!(
+        checkout.candidate.why.contains("caller of pkg.shop.tax"),
+        "{}",
+        checkout.candidate.why
+    );
+    let report = i
+        .context
+        .iter()
+        .find(|s| s.candidate.qualified_name == "pkg.report.tax_report")
+        .expect("tax_report, the caller in another file");
+    assert_eq!(report.candidate.signals.same_file, 0.0);
+    assert!(i.text.contains("## Changed") && i.text.contains("## Context"));
+    assert!(
+        i.text
+            .contains("pkg.shop.tax  pkg/shop.py:6-8  (Function, modified; +1 -1)"),
+        "{}",
+        i.text
+    );
+    assert!(i.account.tokens <= i.account.budget);
+    assert_eq!(i.weights, DEFAULT_IMPACT_WEIGHTS);
+}
+
+#[test]
+fn renamed_and_moved_definitions_are_paired_by_their_bodies() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, db) = shop(dir.path());
+    let helper = &SHOP[SHOP.find("def helper").unwrap()..];
+    let edited = SHOP
+        .replace("def compute(a, b):", "def calculate(a, b):")
+        .replace(helper, "");
+    write_tree(
+        &root,
+        &[
+            ("pkg/shop.py", &edited),
+            ("pkg/util.py", &format!("import os\n\n\n{helper}")),
+        ],
+    );
+    commit_all(&root, "rename and move");
+    let i = impact(&root, &db, DiffSpec::Commit("HEAD".into())).unwrap();
+    assert_eq!(
+        change_of(&i, "pkg.shop.calculate"),
+        &Change::Renamed("pkg.shop.compute".into())
+    );
+    assert_eq!(
+        change_of(&i, "pkg.util.helper"),
+        &Change::Moved("pkg.shop.helper".into())
+    );
+    // Paired, so neither old name is left as a deletion.
+    assert!(!names(&i).contains(&"pkg.shop.compute"));
+    assert!(!names(&i).contains(&"pkg.shop.helper"));
+    assert_eq!(
+        i.base.as_deref(),
+        Some(git(&root, &["rev-parse", "HEAD~1"]).as_str())
+    );
+}
+
+#[test]
+fn staged_and_work_tree_diffs_differ() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, db) = shop(dir.path());
+    write_tree(
+        &root,
+        &[("pkg/shop.py", &SHOP.replace("x = a * 2", "x = a * 4"))],
+    );
+    git(&root, &["add", "pkg/shop.py"]);
+    write_tree(
+        &root,
+        &[(
+            "pkg/report.py",
+            &REPORT.replace("\"total %s\"", "\"sum %s\""),
+        )],
+    );
+    let staged = impact(&root, &db, DiffSpec::Staged).unwrap();
+    assert_eq!(names(&staged), vec!["pkg.shop.compute"]);
+    let work = impact(&root, &db, DiffSpec::Worktree).unwrap();
+    let mut n = names(&work);
+    n.sort();
+    assert_eq!(n, vec!["pkg.report.summary", "pkg.shop.compute"]);
+    // An untracked file is part of the work tree's changes.
+    write_tree(&root, &[("pkg/extra.py", "def extra():\n    return 1\n")]);
+    let work = impact(&root, &db, DiffSpec::Worktree).unwrap();
+    assert_eq!(change_of(&work, "pkg.extra.extra"), &Change::Added);
+}
+
+#[test]
+fn a_merge_commit_is_what_it_brought_into_its_first_parent() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, db) = shop(dir.path());
+    git(&root, &["checkout", "-q", "-b", "side"]);
+    write_tree(
+        &root,
+        &[(
+            "pkg/report.py",
+            &REPORT.replace("\"total %s\"", "\"sum %s\""),
+        )],
+    );
+    commit_all(&root, "side");
+    git(&root, &["checkout", "-q", "-"]);
+    write_tree(
+        &root,
+        &[("pkg/shop.py", &SHOP.replace("x = a * 2", "x = a * 4"))],
+    );
+    commit_all(&root, "main");
+    git(&root, &["merge", "-q", "--no-ff", "-m", "merge", "side"]);
+    let i = impact(&root, &db, DiffSpec::Commit("HEAD".into())).unwrap();
+    assert_eq!(names(&i), vec!["pkg.report.summary"]);
+    // And a range: everything between the base and the merge.
+    let base = git(&root, &["rev-list", "--max-parents=0", "HEAD"]);
+    let range = impact(&root, &db, DiffSpec::parse(&format!("{base}..HEAD"))).unwrap();
+    let mut n = names(&range);
+    n.sort();
+    assert_eq!(n, vec!["pkg.report.summary", "pkg.shop.compute"]);
+}
+
+#[test]
+fn a_diff_of_fifty_files_stays_within_its_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let files: Vec<(String, String)> = (0..50)
+        .map(|k| {
+            (
+                format!("mod{k:02}.py"),
+                format!(
+                    "def f{k}(x):\n    return x + {k}\n\n\ndef g{k}(x):\n    return f{k}(x) * 2\n"
+                ),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    write_tree(&root, &refs);
+    git(&root, &["init", "-q"]);
+    commit_all(&root, "base");
+    for (p, c) in &files {
+        write_tree(&root, &[(p, &c.replace("return x +", "return x -"))]);
+    }
+    commit_all(&root, "fifty");
+    let db = dir.path().join("index.db");
+    let i = impact_with(
+        &root,
+        &db,
+        ImpactOptions {
+            spec: DiffSpec::Commit("HEAD".into()),
+            budget: 1500,
+            ..ImpactOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(i.files_changed, 50);
+    assert_eq!(i.changed_total, 50);
+    assert!(
+        i.changed.len() < 50,
+        "a 1,500-token budget cannot show 50 diffs"
+    );
+    assert!(!i.changed.is_empty());
+    assert!(i.account.tokens <= 1500, "{} tokens", i.account.tokens);
+    assert!(i.account.dropped >= 50 - i.changed.len());
+    // JSON is a document within the budget too.
+    let json = impact_with(
+        &root,
+        &db,
+        ImpactOptions {
+            spec: DiffSpec::Commit("HEAD".into()),
+            budget: 1500,
+            format: PackFormat::Json,
+            ..ImpactOptions::default()
+        },
+    )
+    .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&json.text).unwrap();
+    assert_eq!(v["schema"], "codebase-indexer/impact/1");
+    assert_eq!(v["changed_total"], 50);
+    assert!(json.account.tokens <= 1500);
+}
+
+#[test]
+fn symbols_restrict_where_the_analysis_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, db) = shop(dir.path());
+    let edited = SHOP
+        .replace("round(total * RATE, 2)", "round(total * RATE, 3)")
+        .replace("x = a * 2", "x = a * 4");
+    write_tree(&root, &[("pkg/shop.py", &edited)]);
+    let i = impact_with(
+        &root,
+        &db,
+        ImpactOptions {
+            symbols: vec!["pkg.shop.compute".into()],
+            ..ImpactOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(names(&i), vec!["pkg.shop.compute"]);
+    let e = impact_with(
+        &root,
+        &db,
+        ImpactOptions {
+            symbols: vec!["pkg.shop.checkout".into()],
+            ..ImpactOptions::default()
+        },
+    )
+    .unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
+    assert!(e.to_string().contains("not changed by"), "{e}");
+}
+
+#[test]
+fn other_languages_map_their_definitions() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let go = "package shop\n\nfunc Tax(t float64) float64 {\n\treturn t * 0.2\n}\n\nfunc Checkout(t float64) float64 {\n\treturn t + Tax(t)\n}\n";
+    let ts = "export class Cart {\n  total(): number {\n    return 1;\n  }\n\n  count(): number {\n    return 2;\n  }\n}\n";
+    write_tree(&root, &[("shop/shop.go", go), ("web/cart.ts", ts)]);
+    git(&root, &["init", "-q"]);
+    commit_all(&root, "base");
+    write_tree(
+        &root,
+        &[
+            ("shop/shop.go", &go.replace("t * 0.2", "t * 0.25")),
+            ("web/cart.ts", &ts.replace("return 2;", "return 3;")),
+        ],
+    );
+    let db = dir.path().join("index.db");
+    let i = impact(&root, &db, DiffSpec::Worktree).unwrap();
+    let mut n = names(&i);
+    n.sort();
+    assert_eq!(n.len(), 2, "{n:?}");
+    assert!(n[0].ends_with("Tax"), "{n:?}");
+    assert!(n[1].ends_with("Cart.count"), "{n:?}");
+    assert!(i
+        .context
+        .iter()
+        .any(|s| s.candidate.qualified_name.ends_with("Checkout")));
+}
+
+#[test]
+fn each_bad_input_gets_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    // Not a git repository.
+    let plain = dir.path().join("plain");
+    write_tree(&plain, &[("a.py", "def f():\n    return 1\n")]);
+    let e = impact(&plain, &dir.path().join("plain.db"), DiffSpec::Worktree).unwrap_err();
+    assert!(e.to_string().contains("not in a git repository"), "{e}");
+
+    let (root, db) = shop(dir.path());
+    // Nothing changed.
+    let e = impact(&root, &db, DiffSpec::Worktree).unwrap_err();
+    assert!(e.to_string().contains("changes nothing"), "{e}");
+    // A revision that does not exist, and one that looks like an option.
+    let e = impact(&root, &db, DiffSpec::Commit("nosuch".into())).unwrap_err();
+    assert!(e.to_string().contains("no commit \"nosuch\""), "{e}");
+    let e = impact(&root, &db, DiffSpec::Commit("--output=x".into())).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
+    // Only a binary file.
+    write_tree(&root, &[]);
+    crate::common::write(&root, "logo.png", &[0x89, b'P', b'N', b'G', 0, 0, 1, 2, 0]);
+    let e = impact(&root, &db, DiffSpec::Worktree).unwrap_err();
+    assert!(
+        e.to_string().contains("changes no code the index holds"),
+        "{e}"
+    );
+    std::fs::remove_file(root.join("logo.png")).unwrap();
+    // Only files the index leaves out.
+    let mut run = options(&root, &db);
+    run.excludes = vec!["vendor/**".into()];
+    write_tree(&root, &[("vendor/lib.py", "def v():\n    return 1\n")]);
+    let (index, _) = Index::build(&root, run.options.clone()).unwrap();
+    let e = index.impact(&ImpactOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("does not hold"), "{e}");
+    // A budget too small for anything.
+    std::fs::remove_dir_all(root.join("vendor")).unwrap();
+    write_tree(
+        &root,
+        &[("pkg/shop.py", &SHOP.replace("x = a * 2", "x = a * 4"))],
+    );
+    let e = impact_with(
+        &root,
+        &db,
+        ImpactOptions {
+            budget: 5,
+            ..ImpactOptions::default()
+        },
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("cannot hold"), "{e}");
+}
