@@ -283,8 +283,9 @@ impl Index {
     }
 
     /// Brings the index up to date with its tree: an incremental run with the options it was
-    /// built with (`rebuild` aside), or with the defaults when it was opened. An index read
-    /// from an artifact has no tree to refresh from.
+    /// built with (`rebuild` aside), or with the defaults when it was opened (then without
+    /// writing the committed artifact). An index read from an artifact has no tree to
+    /// refresh from.
     pub fn refresh(&mut self) -> Result<IndexSummary> {
         if self.build.is_none() {
             let db = self.db.clone().ok_or_else(|| {
@@ -293,9 +294,12 @@ impl Index {
             let root = self.meta("root")?.ok_or_else(|| {
                 Error::invalid(format!("{} records no root folder", db.display()))
             })?;
+            // A refresh brings the index up to date for reading; the committed artifact is
+            // the business of `indexer index`, the hook and CI, so it is left alone.
             let options = IndexOptions {
                 db: Some(db),
                 project: self.meta("project")?,
+                artifact: ArtifactWrite::Never,
                 ..IndexOptions::default()
             };
             self.build = Some((PathBuf::from(root), options));
@@ -462,7 +466,16 @@ impl Index {
         let root = self.root()?.ok_or_else(|| {
             Error::invalid("impact needs the indexed tree (this index was opened from an artifact)")
         })?;
-        self.with_graph(|conn, repo| impact::build_in(conn, repo, &root, options))
+        // Git and the tree are read on another thread while the graph loads.
+        std::thread::scope(|s| {
+            let pending = s.spawn(|| impact::prepare(&root, &options.spec));
+            self.with_graph(|conn, repo| {
+                let prepared = pending
+                    .join()
+                    .map_err(|_| anyhow::anyhow!("reading the diff failed"))??;
+                impact::build_in(conn, repo, &root, prepared, options)
+            })
+        })
     }
 
     /// Retrieval on tasks with known answers: `rank-files` against BM25 over whole files.

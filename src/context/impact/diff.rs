@@ -446,6 +446,10 @@ fn untracked(root: &Path) -> Result<Vec<FileDiff>> {
     let mut files = Vec::new();
     for p in out.split(|&b| b == 0).filter(|p| !p.is_empty()) {
         let path = String::from_utf8_lossy(p).into_owned();
+        // The index's own artifact, written into the tree before it is committed.
+        if path.starts_with(crate::store::artifact::DIR) {
+            continue;
+        }
         let bytes = std::fs::read(root.join(&path)).unwrap_or_default();
         let binary = bytes.contains(&0) || std::str::from_utf8(&bytes).is_err();
         let hunks = if binary || bytes.is_empty() {

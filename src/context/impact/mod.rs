@@ -136,23 +136,42 @@ const DROPPED_LISTED: usize = 10;
 /// Callers and callees named per shown definition.
 const NEIGHBORS_LISTED: usize = 6;
 
-/// The impact of `opts.spec` in the git repository holding `root`, on the index `conn` and
-/// its whole definitions graph `repo`.
-pub fn build_in(conn: &Connection, repo: &Repo, root: &Path, opts: &Options) -> Result<Impact> {
-    if opts.budget == 0 {
-        crate::error::invalid!("the budget must be at least 1 token");
+/// A diff read from git with the texts of both sides of each file: what an impact needs
+/// besides the index, read while the definitions graph loads.
+pub struct Prepared {
+    diff: diff::Diff,
+    texts: Vec<(Option<String>, Option<String>)>,
+}
+
+/// Reads the diff of `spec` in the git repository holding `root`.
+pub fn prepare(root: &Path, spec: &Spec) -> Result<Prepared> {
+    let diff = diff::read(root, spec)?;
+    if diff.files.is_empty() {
+        crate::error::invalid!("{} changes nothing", spec.describe());
     }
-    let d = diff::read(root, &opts.spec)?;
-    if d.files.is_empty() {
-        crate::error::invalid!("{} changes nothing", opts.spec.describe());
-    }
-    let mut texts = Vec::with_capacity(d.files.len());
-    for f in &d.files {
+    let mut texts = Vec::with_capacity(diff.files.len());
+    for f in &diff.files {
         texts.push((
             diff::text_of(root, f, true)?,
             diff::text_of(root, f, false)?,
         ));
     }
+    Ok(Prepared { diff, texts })
+}
+
+/// The impact of `prepared` (read from the repository holding `root`) on the index `conn`
+/// and its whole definitions graph `repo`.
+pub fn build_in(
+    conn: &Connection,
+    repo: &Repo,
+    root: &Path,
+    prepared: Prepared,
+    opts: &Options,
+) -> Result<Impact> {
+    if opts.budget == 0 {
+        crate::error::invalid!("the budget must be at least 1 token");
+    }
+    let Prepared { diff: d, texts } = prepared;
     let mut changed = changes::changed_symbols(&d.files, &texts, repo);
     let listed = || {
         let mut l: Vec<&str> = d.files.iter().map(|f| f.path()).take(5).collect();
