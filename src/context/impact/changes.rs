@@ -8,7 +8,6 @@
 
 use crate::context::defgraph::Repo;
 use crate::context::impact::diff::{FileDiff, Hunk};
-use crate::ids::base_name;
 use crate::lang::extract::extract_file;
 use crate::model::{ExtractedNode, FileExtract, NodeKind};
 use serde::Serialize;
@@ -409,6 +408,14 @@ fn pair_renames(out: &mut Vec<ChangedSymbol>, deleted: Vec<Lone>, added: Vec<Lon
             .filter(|(d, _)| !used_d.contains(d))
             .map(|(_, l)| l.symbol),
     );
+}
+
+/// A qualified name without the `#k` the index numbers repeated names with.
+fn base_name(qualified_name: &str) -> &str {
+    match qualified_name.rsplit_once('#') {
+        Some((base, k)) if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => qualified_name,
+    }
 }
 
 fn last_part(qualified_name: &str) -> &str {
