@@ -90,7 +90,13 @@ impl Rules for CSharp {
                     .children(&mut c)
                     .find(|k| matches!(k.kind_str(), "base" | "this"));
                 if let Some(kw) = kw {
-                    out.push(cx.reference(RefKind::Call, cx.text(kw), node));
+                    // The arguments pick among the constructors.
+                    let call = cx.reference(RefKind::Call, cx.text(kw), node);
+                    let mut c = node.walk();
+                    let args = node
+                        .named_children(&mut c)
+                        .find(|a| a.kind_str() == "argument_list");
+                    out.push(with_args(call, args, cx, arg_type));
                 }
             }
             "using_directive" => using(node, cx, out),

@@ -135,7 +135,10 @@ impl Rules for Java {
                         Some(obj) => format!("{}.{}", cx.text(obj), cx.text(ctor)),
                         None => cx.text(ctor).to_string(),
                     };
-                    out.push(cx.reference(RefKind::Call, &callee, node));
+                    // The arguments pick among the constructors.
+                    let call = cx.reference(RefKind::Call, &callee, node);
+                    let args = node.child_by_field("arguments");
+                    out.push(with_args(call, args, cx, arg_type));
                 }
             }
             "import_declaration" => import(node, cx, out),

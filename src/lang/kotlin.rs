@@ -211,7 +211,10 @@ impl Rules for Kotlin {
             }
             "constructor_delegation_call" => {
                 if let Some(kw) = node.child(0).filter(|k| !k.is_named()) {
-                    out.push(cx.reference(RefKind::Call, cx.text(kw), node));
+                    // The arguments pick among the constructors.
+                    let call = cx.reference(RefKind::Call, cx.text(kw), node);
+                    let args = child_of_kind(node, "value_arguments");
+                    out.push(with_args(call, args, cx, arg_type));
                 }
             }
             "import" => import(node, cx, out),

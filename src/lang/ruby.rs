@@ -3,7 +3,7 @@
 //! `class << self` block is transparent: its methods belong to the enclosing class. Names
 //! written with a path (`class A::B`) keep the last segment as the name and the rest, dotted,
 //! as an extra qualifier. References: explicit calls (with a receiver, arguments, a block or
-//! parentheses; a bare identifier cannot be told apart from a local variable),
+//! parentheses; a bare identifier cannot be told apart from a local variable), a bare `super`,
 //! `require`/`require_relative`/`load` as imports, `include`/`extend`/`prepend` as
 //! implemented mixins and `class A < B` as inheritance. `::` in names becomes `.`.
 //! Ruby code is namespaced by its own modules, so the module name of a file is empty.
@@ -77,6 +77,10 @@ impl Rules for Ruby {
     fn references(&self, node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
         match node.kind_str() {
             "call" => call(node, cx, out),
+            // A bare `super` calls the superclass's method of the same name, with the same
+            // arguments, also as a receiver (`super.merge(x)`); `super(...)` is a call of
+            // its own.
+            "super" if !called(node) => out.push(cx.reference(RefKind::Call, "super", node)),
             "class" => {
                 let base = node
                     .child_by_field("superclass")
@@ -146,6 +150,15 @@ fn call(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
         .and_then(|b| std::str::from_utf8(b).ok())
         .unwrap_or("");
     out.push(cx.reference(RefKind::Call, &dotted(callee), node));
+}
+
+/// Whether `node` is the method of a call, which records it.
+fn called(node: Node) -> bool {
+    node.parent().is_some_and(|p| {
+        p.kind_str() == "call"
+            && p.child_by_field("method")
+                .is_some_and(|m| m.id() == node.id())
+    })
 }
 
 /// Name, name node and dotted qualifier of a constant or constant path (`A::B::C` -> `C`

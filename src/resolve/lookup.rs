@@ -16,7 +16,7 @@ mod c_family;
 mod go_rust;
 mod syntax;
 
-use super::rules::{ImportStyle, Profile};
+use super::rules::{ImportStyle, Profile, SuperCall};
 use super::symbols::{file_stem, is_c, is_header, Graph, Idx, Import};
 use crate::model::NodeKind;
 use c_family::Visible;
@@ -25,8 +25,8 @@ use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use syntax::{
-    clean_type, go_package, join_path, js_file, normalize_path, python_module, rust_module,
-    split_reference, Head,
+    clean_type, first_argument, go_package, join_path, js_file, normalize_path, python_module,
+    qualified_super, rust_module, split_reference, Head,
 };
 
 pub const SAME_SCOPE: f32 = 0.95;
@@ -190,6 +190,13 @@ impl<'g> Resolver<'g> {
     /// (a callback), which is kept only when it names a definition.
     pub fn resolve(&self, scope: Idx, text: &str) -> Outcome {
         self.caller.set(self.g.node(scope).file);
+        if let Some((base, after)) = qualified_super(text) {
+            if self.profile_of(scope).is_super("super") {
+                if let Some(outcome) = self.resolve_qualified_super(scope, base, after) {
+                    return outcome;
+                }
+            }
+        }
         let (head, segments) = split_reference(text);
         // `cls()`, `this(...)`: the enclosing type itself; Python's `super()` is a builtin.
         if let (Head::Name, [only]) = (head, segments.as_slice()) {
@@ -240,7 +247,18 @@ impl<'g> Resolver<'g> {
             ),
             (Head::Expression, _) => (Ok(Step::new(Value::Unknown, 1.0, "")), &segments[..]),
             (Head::SuperCall, _) => (self.super_of(scope), &segments[..]),
+            (Head::Call(1), _) if self.is_super_builtin(scope, segments[0]) => {
+                (self.explicit_super(scope, text), &segments[1..])
+            }
             (Head::Call(k), _) => (Ok(self.call_result(scope, &segments[..k])), &segments[k..]),
+            // Ruby: `super.m` calls `m` on what the same-named method of the bases returns.
+            (Head::Name, _)
+                if segments.len() > 1
+                    && self.profile_of(scope).super_call == SuperCall::SameMethod
+                    && self.profile_of(scope).is_super(segments[0]) =>
+            {
+                (Ok(Step::new(Value::Unknown, 1.0, "")), &segments[1..])
+            }
             (Head::Name, _) => (
                 // A name something is looked up in (`name.m()`) is never a method.
                 self.lookup(scope, segments[0], 0, segments.len() > 1),
@@ -375,24 +393,7 @@ impl<'g> Resolver<'g> {
                 miss: Miss::Local,
                 candidates: 0,
             },
-            Value::Super(t) => {
-                let mut bases = self.g.bases.get(&t).cloned().unwrap_or_default();
-                if bases.is_empty() {
-                    return self.unresolved(Miss::External, last);
-                }
-                // `super(...)` calls the base class, not the interfaces beside it.
-                if bases
-                    .iter()
-                    .any(|&b| self.g.node(b).kind != NodeKind::Interface)
-                {
-                    bases.retain(|&b| self.g.node(b).kind != NodeKind::Interface);
-                }
-                self.finish(
-                    scope,
-                    Step::new(Value::Defs(bases), step.confidence, step.strategy),
-                    last,
-                )
-            }
+            Value::Super(t) => self.super_call(scope, t, &step),
             Value::Module(_) => self.unresolved(Miss::NotFound, last),
             Value::Unknown => self.by_name_only(scope, last),
         }
@@ -506,6 +507,98 @@ impl<'g> Resolver<'g> {
         Outcome::all(found, confidence, strategy)
     }
 
+    /// A call of the super name itself (`super(...)`, `base(...)`, Ruby's `super`) written
+    /// at `scope` in type `t`: the method of the bases the language runs for it, never the
+    /// base class. A base that has no such method leaves the call unresolved.
+    fn super_call(&self, scope: Idx, t: Idx, step: &Step) -> Outcome {
+        let g = self.g;
+        let bases = self.superclasses(t);
+        let Some(name) = self.super_call_name(scope, t) else {
+            return self.unresolved(Miss::External, "super");
+        };
+        let rule = self.profile_of(scope).super_call;
+        let hits: Vec<Idx> = match rule {
+            SuperCall::Nothing => Vec::new(),
+            SuperCall::Constructor => g
+                .members(bases[0], &name)
+                .into_iter()
+                .filter(|&m| matches!(g.node(m).kind, NodeKind::Method | NodeKind::Function))
+                .collect(),
+            SuperCall::InheritedConstructor(_) | SuperCall::SameMethod => bases
+                .iter()
+                .map(|&b| self.class_member(b, &name))
+                .find(|hits| !hits.is_empty())
+                .unwrap_or_default(),
+        };
+        if hits.is_empty() {
+            // A base that declares no constructor has the language's implicit one; a
+            // method missing from bases that have a library base may be the library's.
+            let implicit = matches!(
+                rule,
+                SuperCall::Constructor | SuperCall::InheritedConstructor(_)
+            );
+            let outside = implicit || self.inherits_outside(t);
+            let miss = if outside {
+                Miss::External
+            } else {
+                Miss::NotFound
+            };
+            return self.unresolved(miss, &name);
+        }
+        self.finish(
+            scope,
+            Step::new(Value::Defs(hits), step.confidence, step.strategy),
+            &name,
+        )
+    }
+
+    /// The bases of `t` a call of the super name reaches: its base classes, or where it has
+    /// none in the repository, the interfaces (traits, mixins) it has.
+    fn superclasses(&self, t: Idx) -> Vec<Idx> {
+        let g = self.g;
+        let mut bases = g.bases.get(&t).cloned().unwrap_or_default();
+        if bases.iter().any(|&b| g.node(b).kind != NodeKind::Interface) {
+            bases.retain(|&b| g.node(b).kind != NodeKind::Interface);
+        }
+        bases
+    }
+
+    /// The name a call of the super name itself looks up in the bases of `t`: `None` where
+    /// the language's super name is no such call, or `t` has no base in the repository.
+    fn super_call_name(&self, scope: Idx, t: Idx) -> Option<String> {
+        let g = self.g;
+        let base = *self.superclasses(t).first()?;
+        match self.profile_of(scope).super_call {
+            SuperCall::Nothing => None,
+            SuperCall::Constructor => Some(g.node(base).name.to_string()),
+            SuperCall::InheritedConstructor(name) => Some(name.to_string()),
+            SuperCall::SameMethod => {
+                // The method of `t` the call is written in (or in a block of).
+                let mut at = scope;
+                loop {
+                    let n = g.node(at);
+                    match n.parent {
+                        Some(p) if p == t => return Some(n.name.to_string()),
+                        Some(p) => at = p,
+                        None => return None,
+                    }
+                }
+            }
+        }
+    }
+
+    /// The name under which a call site written `text` at `scope` is kept when it stays
+    /// unresolved, so that a later definition of that name resolves it again: for a call of
+    /// the super name itself, the method it looks up (`initialize`, the base's constructor).
+    pub fn unresolved_key(&self, scope: Idx, text: &str) -> Option<String> {
+        let p = self.profile_of(scope);
+        if !p.is_super(text) || p.super_call == SuperCall::Nothing {
+            return None;
+        }
+        let t = self.g.enclosing_type(scope)?;
+        self.super_call_name(scope, t)
+    }
+
     fn profile_of(&self, scope: Idx) -> &'static Profile {
         self.g.file(self.g.node(scope).file).profile
     }
@@ -515,6 +608,69 @@ impl<'g> Resolver<'g> {
             Some(t) => Ok(Step::new(Value::Super(t), MEMBER, "super")),
             None => Ok(Step::new(Value::Unknown, 1.0, "")),
         }
+    }
+
+    /// `super<T>.m` (Kotlin), `super[T].m` (Scala): `m` as the base `T` has it, declared or
+    /// inherited, whichever base the plain `super.m` would reach. `None` when `T` is no type
+    /// of the repository (a library's, or JavaScript's computed `super[name]`).
+    fn resolve_qualified_super(&self, scope: Idx, base: &str, after: &str) -> Option<Outcome> {
+        let (_, segments) = split_reference(after);
+        let (&first, rest) = segments.split_first()?;
+        let last = segments.last().copied().unwrap_or(first);
+        let names: Vec<&str> = base.split('.').collect();
+        let step = self.chain(scope, &names, 0).ok()?;
+        let (t, confidence) = match step.value {
+            Value::Defs(defs) if self.g.node(defs[0]).kind.is_type_like() => {
+                (defs[0], MEMBER.min(step.confidence))
+            }
+            _ => return None,
+        };
+        let hits = self.class_member(t, first);
+        if hits.is_empty() {
+            let miss = if self.g.external_bases.contains(&t) {
+                Miss::External
+            } else {
+                Miss::NotFound
+            };
+            return Some(self.unresolved(miss, last));
+        }
+        let mut step = Step::new(Value::Defs(hits), confidence, "super");
+        for seg in rest {
+            step = match self.member(&step, seg, 0) {
+                Ok(next) => step.then(next),
+                Err(miss) => return Some(self.unresolved(miss, last)),
+            };
+        }
+        Some(self.finish(scope, step, last))
+    }
+
+    /// Whether `name` is the super name of a language where it is a builtin function
+    /// (Python's `super`), called to get the bases.
+    fn is_super_builtin(&self, scope: Idx, name: &str) -> bool {
+        let p = self.profile_of(scope);
+        p.is_super(name) && p.is_builtin(name)
+    }
+
+    /// Python's `super(Class, self)`: the bases of `Class`, which is nearly always the
+    /// enclosing class (the spelling from before `super()`); `super(Mid, self)` starts past
+    /// `Mid`. An argument that names no class means the enclosing class.
+    fn explicit_super(&self, scope: Idx, text: &str) -> Result<Step, Miss> {
+        let names: Vec<&str> = first_argument(text)
+            .map(|a| a.split('.').collect())
+            .unwrap_or_default();
+        let is_name =
+            |s: &&str| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_');
+        if !names.is_empty() && names.iter().all(is_name) {
+            if let Ok(step) = self.chain(scope, &names, 0) {
+                if let Value::Defs(defs) = &step.value {
+                    if self.g.node(defs[0]).kind.is_type_like() {
+                        let confidence = MEMBER.min(step.confidence);
+                        return Ok(Step::new(Value::Super(defs[0]), confidence, "super"));
+                    }
+                }
+            }
+        }
+        self.super_of(scope)
     }
 
     /// A bare name at `scope`.
@@ -557,8 +713,11 @@ impl<'g> Resolver<'g> {
                 k if k.is_type_like() => {
                     saw_type = true;
                     // Inside a type its own name is the type, not the constructors named
-                    // after it (Java, Kotlin, C#; C++ has the same rule).
-                    if p.implicit_members && p.types.is_some() && &*n.name == name {
+                    // after it (Java, Kotlin, C#, C++).
+                    if p.implicit_members
+                        && (p.types.is_some() || p.translation_units())
+                        && &*n.name == name
+                    {
                         return Ok(Step::new(Value::Defs(vec![a]), SAME_SCOPE, "scope"));
                     }
                     if p.implicit_members {
@@ -948,14 +1107,16 @@ impl<'g> Resolver<'g> {
             let t = queue[i];
             i += 1;
             // Members named like their type are its constructors, not a member `name`
-            // (Java, Kotlin, C#).
-            let constructors = &*self.g.node(t).name == name && self.profile_of(t).types.is_some();
+            // (Java, Kotlin, C#, C++: inside a class the name of a base is that class).
+            let p = self.profile_of(t);
+            let constructors =
+                &*self.g.node(t).name == name && (p.types.is_some() || p.translation_units());
             let mut hits = if constructors {
                 Vec::new()
             } else {
                 self.g.members(t, name)
             };
-            if self.profile_of(t).translation_units() {
+            if p.translation_units() && !constructors {
                 hits = self.out_of_class(t, name, hits);
             }
             if !hits.is_empty() {
@@ -975,6 +1136,25 @@ impl<'g> Resolver<'g> {
             }
         }
         Vec::new()
+    }
+
+    /// Whether `t` or one of its ancestors has a base outside the repository.
+    fn inherits_outside(&self, t: Idx) -> bool {
+        let mut queue = vec![t];
+        let mut i = 0;
+        while i < queue.len() && i < 64 {
+            let b = queue[i];
+            i += 1;
+            if self.g.external_bases.contains(&b) {
+                return true;
+            }
+            for &next in self.g.bases.get(&b).map_or(&[][..], |v| v.as_slice()) {
+                if !queue.contains(&next) {
+                    queue.push(next);
+                }
+            }
+        }
+        false
     }
 
     /// The companion object of a type, whose members are the type's (Kotlin).
@@ -1032,7 +1212,24 @@ impl<'g> Resolver<'g> {
                 let d = defs[0];
                 let n = g.node(d);
                 if n.kind.is_type_like() {
-                    return self.type_member(d, name, depth);
+                    let found = self.type_member(d, name, depth);
+                    // C++: a class is closed, so `Base::m()` names a member the class declares
+                    // (in or out of line) or inherits; one it lacks is not guessed by name
+                    // unless a base outside the repository may have it.
+                    let closed = g.file(n.file).profile.translation_units()
+                        && matches!(
+                            found,
+                            Ok(Step {
+                                value: Value::Unknown,
+                                ..
+                            })
+                        )
+                        && defs.iter().all(|&t| {
+                            !g.node(t).kind.is_type_like()
+                                || (self.class_member(t, name).is_empty()
+                                    && !self.inherits_outside(t))
+                        });
+                    return if closed { Err(Miss::NotFound) } else { found };
                 }
                 if n.kind == NodeKind::Module && g.file(n.file).profile.translation_units() {
                     return self.namespace_member(d, name);

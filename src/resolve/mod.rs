@@ -71,6 +71,9 @@ struct MissRow {
     source: i64,
     kind: &'static str,
     name: String,
+    /// The name a later definition must have to resolve the site; the written name's last
+    /// one when `None`.
+    key: Option<String>,
     reason: &'static str,
     candidates: usize,
     line: u32,
@@ -165,7 +168,9 @@ pub fn resolve(
                 m.source,
                 m.kind,
                 m.name,
-                last_name(&m.name).trim_end_matches('!'),
+                m.key
+                    .as_deref()
+                    .unwrap_or_else(|| last_name(&m.name).trim_end_matches('!')),
                 m.reason,
                 m.candidates as i64,
                 m.line
@@ -431,6 +436,7 @@ fn resolve_guarded(g: &Graph, file: Idx, refs: &[RefRow], opts: &ResolveOptions)
                     kind: edge_kind(r.kind)?,
                     source: r.node,
                     name: r.name.clone(),
+                    key: None,
                     reason: "error",
                     candidates: 0,
                     line: r.line,
@@ -505,15 +511,35 @@ fn resolve_file(g: &Graph, file: Idx, refs: &[RefRow], opts: &ResolveOptions) ->
             continue;
         }
         let mut outcome = resolver.resolve(node, &r.name);
+        // The constructor `super(...)` calls takes the arguments written: where none of the
+        // base's does, the one called is not in the repository (Kotlin's primary
+        // constructor is no definition of its own).
+        let super_call = r.kind == RefKind::Call && f.profile.is_super(&r.name);
         if let (RefKind::Call, Some(args), Outcome::Resolved(targets)) =
             (r.kind, r.module.as_deref(), &mut outcome)
         {
-            overloads::narrow(g, targets, args);
+            if super_call {
+                overloads::accepting(g, targets, args);
+            }
+            if targets.is_empty() {
+                outcome = Outcome::Unresolved {
+                    miss: lookup::Miss::External,
+                    candidates: 0,
+                };
+            } else {
+                overloads::narrow(g, targets, args);
+            }
         }
         if r.kind == RefKind::Reference && !names_definition(g, f, &outcome) {
             continue;
         }
+        let misses = out.misses.len();
         keep(&mut out, r.node, kind, &r.name, r.line, outcome);
+        if super_call && out.misses.len() > misses {
+            if let Some(m) = out.misses.last_mut() {
+                m.key = resolver.unresolved_key(node, &r.name);
+            }
+        }
     }
     out
 }
@@ -556,6 +582,7 @@ fn record(
         source,
         kind,
         name: name.to_string(),
+        key: None,
         reason,
         candidates,
         line,

@@ -252,6 +252,22 @@ fn widens(from: Kind, to: Kind) -> bool {
     }
 }
 
+/// Keeps the targets that accept as many arguments as `args` (as extracted) holds, and those
+/// whose parameters are unknown.
+pub fn accepting(g: &Graph, targets: &mut Vec<Found>, args: &str) {
+    let n = if args.is_empty() {
+        0
+    } else {
+        args.split(',').count()
+    };
+    targets.retain(|t| {
+        g.node(t.node)
+            .params
+            .as_deref()
+            .is_none_or(|p| p.accepts(n))
+    });
+}
+
 /// Of several targets (overloads, or same-named methods guessed by name), keeps those whose
 /// parameters fit the arguments (`args` as extracted) best; keeps them all when none fits.
 pub fn narrow(g: &Graph, targets: &mut Vec<Found>, args: &str) {

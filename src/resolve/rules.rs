@@ -22,12 +22,30 @@ pub enum ImportStyle {
     Plain,
 }
 
+/// What calling a super name itself (not a member of it) runs. Never the base class: the
+/// class is constructed by then, and an edge to it would name no code that runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SuperCall {
+    /// The name is no call of its own, or calls a builtin (Python's `super()`).
+    Nothing,
+    /// A constructor of the direct base, named like it (Java, Kotlin, C#). Constructors are
+    /// not inherited: a base that declares none has the language's implicit one.
+    Constructor,
+    /// The constructor of this name of the bases or their ancestors: JavaScript's
+    /// `constructor`, which a class without one forwards to its own base.
+    InheritedConstructor(&'static str),
+    /// The bases' method named like the one the call is written in (Ruby's `super`).
+    SameMethod,
+}
+
 pub struct Profile {
     pub imports: ImportStyle,
     /// Receiver names that mean the enclosing type's instance or the type itself.
     pub self_names: &'static [&'static str],
     /// Receiver names that mean the base types.
     pub super_names: &'static [&'static str],
+    /// What a call of a super name itself runs (`super(...)`, `base(...)`, Ruby's `super`).
+    pub super_call: SuperCall,
     /// A bare name can be a member of the enclosing type (Java `save()` means `this.save()`).
     pub implicit_members: bool,
     /// Files of the same module or package see each other's top-level names.
@@ -260,6 +278,7 @@ static PYTHON: Profile = Profile {
     imports: ImportStyle::Python,
     self_names: &["cls", "self"],
     super_names: &["super"],
+    super_call: SuperCall::Nothing,
     implicit_members: false,
     package_scope: false,
     nested_namespaces: false,
@@ -457,6 +476,7 @@ static JAVASCRIPT: Profile = Profile {
     imports: ImportStyle::JavaScript,
     self_names: &["this"],
     super_names: &["super"],
+    super_call: SuperCall::InheritedConstructor("constructor"),
     implicit_members: false,
     package_scope: false,
     nested_namespaces: false,
@@ -636,6 +656,7 @@ static GO: Profile = Profile {
     imports: ImportStyle::Go,
     self_names: &[],
     super_names: &[],
+    super_call: SuperCall::Nothing,
     implicit_members: false,
     package_scope: true,
     nested_namespaces: false,
@@ -691,6 +712,7 @@ static RUST: Profile = Profile {
     imports: ImportStyle::Rust,
     self_names: &["Self", "self"],
     super_names: &[],
+    super_call: SuperCall::Nothing,
     implicit_members: false,
     package_scope: false,
     nested_namespaces: false,
@@ -824,6 +846,7 @@ static JAVA: Profile = Profile {
     imports: ImportStyle::Namespace,
     self_names: &["this"],
     super_names: &["super"],
+    super_call: SuperCall::Constructor,
     implicit_members: true,
     package_scope: true,
     nested_namespaces: false,
@@ -917,6 +940,7 @@ static KOTLIN: Profile = Profile {
     imports: ImportStyle::Namespace,
     self_names: &["this"],
     super_names: &["super"],
+    super_call: SuperCall::Constructor,
     implicit_members: true,
     package_scope: true,
     nested_namespaces: false,
@@ -1055,6 +1079,7 @@ static JVM: Profile = Profile {
     imports: ImportStyle::Namespace,
     self_names: &["this"],
     super_names: &["super"],
+    super_call: SuperCall::Nothing,
     implicit_members: true,
     package_scope: true,
     nested_namespaces: false,
@@ -1099,6 +1124,7 @@ static CSHARP: Profile = Profile {
     imports: ImportStyle::Namespace,
     self_names: &["this"],
     super_names: &["base"],
+    super_call: SuperCall::Constructor,
     implicit_members: true,
     package_scope: true,
     nested_namespaces: true,
@@ -1177,6 +1203,7 @@ static C_FAMILY: Profile = Profile {
     imports: ImportStyle::Include,
     self_names: &["this"],
     super_names: &[],
+    super_call: SuperCall::Nothing,
     implicit_members: true,
     package_scope: false,
     // Module names are folders, not namespaces; C++ namespaces are definitions of their own.
@@ -1338,6 +1365,7 @@ static PHP: Profile = Profile {
     imports: ImportStyle::Namespace,
     self_names: &["$this", "self", "static"],
     super_names: &["parent"],
+    super_call: SuperCall::Nothing,
     implicit_members: false,
     package_scope: true,
     nested_namespaces: false,
@@ -1351,6 +1379,7 @@ static RUBY: Profile = Profile {
     imports: ImportStyle::Plain,
     self_names: &["self"],
     super_names: &["super"],
+    super_call: SuperCall::SameMethod,
     implicit_members: true,
     package_scope: false,
     nested_namespaces: true,
@@ -1364,6 +1393,7 @@ static SWIFT: Profile = Profile {
     imports: ImportStyle::Plain,
     self_names: &["Self", "self"],
     super_names: &["super"],
+    super_call: SuperCall::Nothing,
     implicit_members: true,
     package_scope: true,
     nested_namespaces: false,
@@ -1377,6 +1407,7 @@ static PLAIN: Profile = Profile {
     imports: ImportStyle::Plain,
     self_names: &["self", "this"],
     super_names: &["super"],
+    super_call: SuperCall::Nothing,
     implicit_members: false,
     package_scope: false,
     nested_namespaces: false,

@@ -474,3 +474,65 @@ fn cpp_unknown_receivers_and_names() {
     assert_eq!(g.miss(RUN, "mystery").reason, "external");
     assert_eq!(g.miss(RUN, "lookup").reason, "external");
 }
+
+const CHAIN_HPP: &str = r#"#pragma once
+
+class Base {
+public:
+    explicit Base(int size);
+    virtual void save();
+};
+
+class Mid : public Base {
+public:
+    Mid() : Base(1) {}
+};
+
+class Child : public Mid {
+public:
+    void save() override;
+};
+
+class Bare {};
+
+class Kid : public Bare {
+public:
+    void save();
+};
+"#;
+
+const CHAIN_CPP: &str = r#"#include "chain.hpp"
+
+Base::Base(int size) {}
+
+void Base::save() {}
+
+void Child::save() { Base::save(); }
+
+void Kid::save() { Bare::save(); }
+"#;
+
+#[test]
+fn cpp_base_qualified_calls_land_on_the_method_of_the_base() {
+    let g = graph(&[("src/chain.hpp", CHAIN_HPP), ("src/chain.cpp", CHAIN_CPP)]);
+    // A base with a constructor named like it is still the class.
+    g.edge("src.chain.Mid", "inherits", "src.chain.Base");
+    g.edge("src.chain.Child", "inherits", "src.chain.Mid");
+    g.no_edge("src.chain.Mid", "inherits", "src.chain.Base.Base");
+    // `Base::save()` in a class derived through `Mid` is the base's method, defined out of
+    // line.
+    assert_eq!(
+        g.targets("src.chain.Child.save", "calls"),
+        ["src.chain.Base.save"]
+    );
+    // A base without `save`: not guessed onto the same-named methods of other classes.
+    assert!(
+        g.targets("src.chain.Kid.save", "calls").is_empty(),
+        "{}",
+        g.describe()
+    );
+    assert_eq!(
+        g.miss("src.chain.Kid.save", "Bare::save").reason,
+        "not_found"
+    );
+}

@@ -231,12 +231,11 @@ fn inheritance_and_inherited_members() {
     g.no_edge(PLACE, "calls", "Acme.Store.IAuditable.Audit");
     let e = g.edge(PLACE, "calls", "Acme.Store.BaseService.Log");
     assert_eq!(e.strategy, "self");
-    // `: base()` calls the base class.
-    g.edge(
-        "Acme.App.OrderService.OrderService",
-        "calls",
-        "Acme.Store.BaseService",
-    );
+    // `: base()` calls the base's implicit constructor (it declares none): no edge, and
+    // none to the class.
+    let ctor = "Acme.App.OrderService.OrderService";
+    g.no_edge(ctor, "calls", "Acme.Store.BaseService");
+    assert_eq!(g.miss(ctor, "base").reason, "external");
 }
 
 #[test]
@@ -374,4 +373,85 @@ fn overloads_are_chosen_by_argument_count_and_literal_types() {
     assert_eq!(lines("P.Log.Write#3"), [17]);
     // A parameter with a default value may be left out.
     assert_eq!(lines("P.Log.Flush"), [19]);
+}
+
+const CHAIN: &str = r#"namespace Acme.Chain
+{
+    public class Base
+    {
+        public Base() { }
+        public Base(int size) { }
+        public Base(string name) { }
+        public virtual void Save() { }
+    }
+
+    public class Mid : Base
+    {
+        public Mid() : base() { }
+    }
+
+    public class Child : Mid
+    {
+        public Child() : base() { }
+        public override void Save() { base.Save(); }
+    }
+
+    public class Sized : Base
+    {
+        public Sized() : base(8) { }
+        public Sized(string name) : base("sized") { }
+    }
+
+    public class Bare { }
+
+    public class Kid : Bare
+    {
+        public Kid() : base() { }
+        public void Save() { base.Save(); }
+    }
+}
+"#;
+
+#[test]
+fn base_calls_land_on_the_constructor_and_method_of_the_base() {
+    let g = graph(&[("src/Chain/Base.cs", CHAIN)]);
+    let c = "Acme.Chain";
+    // `: base(...)` is the base's constructor that the arguments fit, never the class.
+    let e = g.edge(&format!("{c}.Mid.Mid"), "calls", &format!("{c}.Base.Base"));
+    assert_eq!((e.confidence, e.strategy.as_str()), (0.9, "super"));
+    g.no_edge(&format!("{c}.Mid.Mid"), "calls", &format!("{c}.Base"));
+    assert_eq!(
+        g.targets(&format!("{c}.Sized.Sized"), "calls"),
+        [format!("{c}.Base.Base#2")]
+    );
+    assert_eq!(
+        g.targets(&format!("{c}.Sized.Sized#2"), "calls"),
+        [format!("{c}.Base.Base#3")]
+    );
+    // Constructors are not inherited: `Child`'s `: base()` is `Mid`'s own.
+    assert_eq!(
+        g.targets(&format!("{c}.Child.Child"), "calls"),
+        [format!("{c}.Mid.Mid")]
+    );
+    // `base.Save()` is inherited through `Mid`.
+    let e = g.edge(
+        &format!("{c}.Child.Save"),
+        "calls",
+        &format!("{c}.Base.Save"),
+    );
+    assert_eq!((e.confidence, e.strategy.as_str()), (0.9, "super"));
+    // A base with neither: the implicit constructor, and no `Save` to call.
+    for kid in ["Kid.Kid", "Kid.Save"] {
+        let kid = format!("{c}.{kid}");
+        assert!(
+            g.targets(&kid, "calls").is_empty(),
+            "{kid}\n{}",
+            g.describe()
+        );
+    }
+    assert_eq!(g.miss(&format!("{c}.Kid.Kid"), "base").reason, "external");
+    assert_eq!(
+        g.miss(&format!("{c}.Kid.Save"), "base.Save").reason,
+        "not_found"
+    );
 }

@@ -225,3 +225,59 @@ fn go_and_java_packages_match_a_full_rebuild() {
     );
     assert_incremental_equals_full(&root, &db, "rename a Java method");
 }
+
+#[test]
+fn super_calls_follow_methods_added_to_and_removed_from_bases() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let db = dir.path().join("index.db");
+    write_tree(
+        &root,
+        &[
+            ("lib/base.rb", "class Base\nend\n"),
+            ("lib/mid.rb", "class Mid < Base\nend\n"),
+            (
+                "lib/kid.rb",
+                "class Kid < Mid\n  def save\n    super\n  end\nend\n",
+            ),
+            ("web/base.js", "export class Base {}\n"),
+            (
+                "web/kid.js",
+                "import { Base } from \"./base\";\n\nexport class Kid extends Base {\n  constructor() {\n    super();\n  }\n}\n",
+            ),
+        ],
+    );
+    crate::common::run(&options(&root, &db)).unwrap();
+
+    // The calls stay unresolved under the names they need: adding those methods to a base
+    // in another file resolves them.
+    write(
+        &root,
+        "lib/base.rb",
+        b"class Base\n  def save\n    true\n  end\nend\n",
+    );
+    assert_incremental_equals_full(&root, &db, "add the Ruby method `super` calls");
+    write(
+        &root,
+        "web/base.js",
+        b"export class Base {\n  constructor() {}\n}\n",
+    );
+    assert_incremental_equals_full(&root, &db, "add the constructor `super()` calls");
+    let g = crate::common::graph::load(&db);
+    g.edge("Kid.save", "calls", "Base.save");
+    g.edge(
+        "web.kid.Kid.constructor",
+        "calls",
+        "web.base.Base.constructor",
+    );
+
+    write(
+        &root,
+        "lib/mid.rb",
+        b"class Mid < Base\n  def save\n    super\n  end\nend\n",
+    );
+    assert_incremental_equals_full(&root, &db, "override the method in between");
+    write(&root, "lib/mid.rb", b"class Mid < Base\nend\n");
+    write(&root, "web/base.js", b"export class Base {}\n");
+    assert_incremental_equals_full(&root, &db, "remove the override and the constructor");
+}

@@ -222,12 +222,11 @@ fn inheritance_edges_and_inherited_members() {
     assert!(e.confidence >= 0.9, "{e:?}");
     g.no_edge(PLACE, "calls", "com.acme.store.Auditable.audit");
     g.edge(PLACE, "calls", "com.acme.store.BaseService.log");
-    // `super()` calls the base class.
-    g.edge(
-        "com.acme.app.OrderService.OrderService",
-        "calls",
-        "com.acme.store.BaseService",
-    );
+    // `super()` calls the base's implicit constructor (it declares none): no edge, and
+    // none to the class.
+    let ctor = "com.acme.app.OrderService.OrderService";
+    g.no_edge(ctor, "calls", "com.acme.store.BaseService");
+    assert_eq!(g.miss(ctor, "super").reason, "external");
 }
 
 #[test]
@@ -497,4 +496,79 @@ class Report {
     assert_eq!(lines("p.Printer.print#4"), [8]);
     assert_eq!(lines("p.Printer.flush"), [10]);
     g.no_edge("p.Report.render", "calls", "p.Printer.flush#2");
+}
+
+const CHAIN: &str = r#"package com.acme.chain;
+
+public class Base {
+    public Base() {}
+    public Base(int size) {}
+    public Base(String name) {}
+    public void save() {}
+}
+
+class Mid extends Base {
+    Mid() { super(); }
+}
+
+class Child extends Mid {
+    Child() { super(); }
+    public void save() { super.save(); }
+}
+
+class Sized extends Base {
+    Sized() { super(8); }
+    Sized(String name) { super("sized " + name); }
+}
+
+class Bare {}
+
+class Kid extends Bare {
+    Kid() { super(); }
+    public void save() { super.save(); }
+}
+"#;
+
+#[test]
+fn super_calls_land_on_the_constructor_and_method_of_the_base() {
+    let g = graph(&[("src/com/acme/chain/Base.java", CHAIN)]);
+    let c = "com.acme.chain";
+    // `super(...)` is the base's constructor that the arguments fit, never the class.
+    let e = g.edge(&format!("{c}.Mid.Mid"), "calls", &format!("{c}.Base.Base"));
+    assert_eq!((e.confidence, e.strategy.as_str()), (0.9, "super"));
+    g.no_edge(&format!("{c}.Mid.Mid"), "calls", &format!("{c}.Base"));
+    assert_eq!(
+        g.targets(&format!("{c}.Sized.Sized"), "calls"),
+        [format!("{c}.Base.Base#2")]
+    );
+    assert_eq!(
+        g.targets(&format!("{c}.Sized.Sized#2"), "calls"),
+        [format!("{c}.Base.Base#3")]
+    );
+    // Constructors are not inherited: `Child`'s `super()` is `Mid`'s own.
+    assert_eq!(
+        g.targets(&format!("{c}.Child.Child"), "calls"),
+        [format!("{c}.Mid.Mid")]
+    );
+    // `super.save()` is inherited through `Mid`.
+    let e = g.edge(
+        &format!("{c}.Child.save"),
+        "calls",
+        &format!("{c}.Base.save"),
+    );
+    assert_eq!((e.confidence, e.strategy.as_str()), (0.9, "super"));
+    // A base with neither: the implicit constructor, and no `save` to call.
+    for kid in ["Kid.Kid", "Kid.save"] {
+        let kid = format!("{c}.{kid}");
+        assert!(
+            g.targets(&kid, "calls").is_empty(),
+            "{kid}\n{}",
+            g.describe()
+        );
+    }
+    assert_eq!(g.miss(&format!("{c}.Kid.Kid"), "super").reason, "external");
+    assert_eq!(
+        g.miss(&format!("{c}.Kid.save"), "super.save").reason,
+        "not_found"
+    );
 }

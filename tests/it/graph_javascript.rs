@@ -662,14 +662,19 @@ fn js_commonjs_classes_and_inferred_types() {
         "lib.shapes.Painter.paint",
     );
     assert_eq!(e.strategy, "inferred_type");
-    // `super()` and `super.describe()`.
+    // `super.describe()`; `super()` runs the default constructor of `Shape`, which
+    // declares none: no edge, and none to the class.
     let e = g.edge(
         "lib.shapes.Square.draw",
         "calls",
         "lib.shapes.Shape.describe",
     );
     assert_eq!((e.confidence, e.strategy.as_str()), (0.9, "super"));
-    g.edge("lib.shapes.Square.constructor", "calls", "lib.shapes.Shape");
+    g.no_edge("lib.shapes.Square.constructor", "calls", "lib.shapes.Shape");
+    assert_eq!(
+        g.miss("lib.shapes.Square.constructor", "super").reason,
+        "external"
+    );
     g.edge("lib.shapes.Square", "inherits", "lib.shapes.Shape");
     g.edge(
         "lib.shapes.Shape.describe",
@@ -776,4 +781,80 @@ fn js_incremental_reindex_matches_full_rebuild() {
     assert_eq!(a.describe(), b.describe());
     a.edge("use.use", "calls", "models.Other.save");
     a.no_edge("use.use", "calls", "models.Store.save");
+}
+
+const CHAIN: &str = r#"class Base {
+  constructor(name) {
+    this.name = name;
+  }
+
+  save() {
+    return true;
+  }
+}
+
+class Mid extends Base {}
+
+class Child extends Mid {
+  constructor(name) {
+    super(name);
+  }
+
+  save() {
+    return super.save();
+  }
+}
+
+class Bare {}
+
+class Kid extends Bare {
+  constructor() {
+    super();
+  }
+
+  save() {
+    return super.save();
+  }
+}
+"#;
+
+#[test]
+fn js_and_ts_super_calls_land_on_the_constructor_and_method_of_the_base() {
+    let g = graph(&[("lib/chain.js", CHAIN), ("app/chain.ts", CHAIN)]);
+    for m in ["lib.chain", "app.chain"] {
+        // `super(...)` runs `Base`'s constructor (`Mid`'s default one passes the arguments
+        // on), never the class; `super.save()` is inherited through `Mid` too.
+        let ctor = format!("{m}.Child.constructor");
+        let e = g.edge(&ctor, "calls", &format!("{m}.Base.constructor"));
+        assert_eq!((e.confidence, e.strategy.as_str()), (0.9, "super"));
+        assert_eq!(g.targets(&ctor, "calls"), [format!("{m}.Base.constructor")]);
+        let e = g.edge(
+            &format!("{m}.Child.save"),
+            "calls",
+            &format!("{m}.Base.save"),
+        );
+        assert_eq!((e.confidence, e.strategy.as_str()), (0.9, "super"));
+        // A base with neither: its default constructor, and no `save` to call.
+        for kid in ["Kid.constructor", "Kid.save"] {
+            let kid = format!("{m}.{kid}");
+            assert!(
+                g.targets(&kid, "calls").is_empty(),
+                "{kid}\n{}",
+                g.describe()
+            );
+        }
+        g.no_edge(
+            &format!("{m}.Kid.constructor"),
+            "calls",
+            &format!("{m}.Bare"),
+        );
+        assert_eq!(
+            g.miss(&format!("{m}.Kid.constructor"), "super").reason,
+            "external"
+        );
+        assert_eq!(
+            g.miss(&format!("{m}.Kid.save"), "super.save").reason,
+            "not_found"
+        );
+    }
 }

@@ -358,3 +358,91 @@ class Canvas(private val pen: Pen?) {
     assert_eq!(lines("p.Pen.draw#2"), [14, 15]);
     g.edge("p.Canvas.Layer.clear", "calls", "p.Canvas.paint");
 }
+
+const CHAIN: &str = r#"package com.acme.chain
+
+interface Saver {
+    fun save() {}
+}
+
+open class Base(val size: Int) {
+    constructor(first: String, second: String) : this(first.length + second.length)
+
+    open fun save() {}
+}
+
+class Child : Base, Saver {
+    constructor(name: String) : super(name, name)
+    constructor(size: Int) : super(size)
+
+    override fun save() {
+        super<Base>.save()
+        super<Saver>.save()
+    }
+}
+
+open class Mid(size: Int) : Base(size)
+
+class Leaf(size: Int) : Mid(size) {
+    override fun save() {
+        super.save()
+    }
+}
+
+open class Bare
+
+class Kid : Bare() {
+    fun save() {
+        super.save()
+    }
+}
+"#;
+
+#[test]
+fn super_calls_land_on_the_constructor_and_method_of_the_base() {
+    let g = graph(&[("src/main/kotlin/com/acme/chain/Chain.kt", CHAIN)]);
+    let c = "com.acme.chain";
+    // `super(a, b)` is the secondary constructor taking two arguments, never the class;
+    // `super(size)` is the primary constructor, which is no definition of its own.
+    let e = g.edge(
+        &format!("{c}.Child.Child"),
+        "calls",
+        &format!("{c}.Base.Base"),
+    );
+    assert_eq!((e.confidence, e.strategy.as_str()), (0.9, "super"));
+    assert_eq!(
+        g.targets(&format!("{c}.Child.Child"), "calls"),
+        [format!("{c}.Base.Base")]
+    );
+    assert!(g.targets(&format!("{c}.Child.Child#2"), "calls").is_empty());
+    assert_eq!(
+        g.miss(&format!("{c}.Child.Child#2"), "super").reason,
+        "external"
+    );
+    // `super<T>.save()` is `T`'s.
+    let save = format!("{c}.Child.save");
+    let e = g.edge(&save, "calls", &format!("{c}.Saver.save"));
+    assert_eq!((e.confidence, e.strategy.as_str()), (0.9, "super"));
+    let lines = |target: &str| -> Vec<i64> {
+        g.find(&save, "calls", target)
+            .iter()
+            .map(|e| e.line)
+            .collect()
+    };
+    assert_eq!(lines(&format!("{c}.Base.save")), [18]);
+    assert_eq!(lines(&format!("{c}.Saver.save")), [19]);
+    // `super.save()` is inherited through `Mid`.
+    let e = g.edge(
+        &format!("{c}.Leaf.save"),
+        "calls",
+        &format!("{c}.Base.save"),
+    );
+    assert_eq!((e.confidence, e.strategy.as_str()), (0.9, "super"));
+    // A base without `save`: no edge, to the class or anything else.
+    assert!(g.targets(&format!("{c}.Kid.save"), "calls").is_empty());
+    g.no_edge(&format!("{c}.Kid.save"), "calls", &format!("{c}.Bare"));
+    assert_eq!(
+        g.miss(&format!("{c}.Kid.save"), "super.save").reason,
+        "not_found"
+    );
+}

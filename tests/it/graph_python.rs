@@ -335,3 +335,89 @@ fn return_types_module_variables_overloads_and_nested_projects() {
         "external"
     );
 }
+
+const CHAIN: &str = r#"
+class Base:
+    def __init__(self, name):
+        self.name = name
+
+    def save(self):
+        return True
+
+
+class Mid(Base):
+    def save(self):
+        return False
+
+
+class Child(Mid):
+    def __init__(self, name):
+        super().__init__(name)
+
+    def save(self):
+        return super().save()
+
+
+class Legacy(Mid):
+    def __init__(self):
+        super(Legacy, self).__init__("legacy")
+
+    def save(self):
+        return super(Mid, self).save()
+
+
+class Bare:
+    pass
+
+
+class Kid(Bare):
+    def __init__(self):
+        super().__init__()
+
+    def save(self):
+        return super().save()
+"#;
+
+#[test]
+fn super_calls_land_on_the_method_of_the_bases() {
+    let g = graph(&[("pkg/chain.py", CHAIN)]);
+    // `super().__init__(...)` is the base's `__init__` (inherited through `Mid`), never the
+    // base class.
+    let init = "pkg.chain.Child.__init__";
+    let e = g.edge(init, "calls", "pkg.chain.Base.__init__");
+    assert_eq!((e.confidence, e.strategy.as_str()), (0.9, "super"));
+    assert_eq!(g.targets(init, "calls"), ["pkg.chain.Base.__init__"]);
+    // `super().save()` is the nearest base's.
+    let e = g.edge("pkg.chain.Child.save", "calls", "pkg.chain.Mid.save");
+    assert_eq!((e.confidence, e.strategy.as_str()), (0.9, "super"));
+    g.no_edge("pkg.chain.Child.save", "calls", "pkg.chain.Base.save");
+    // `super(Legacy, self)` is `super()`; `super(Mid, self)` starts past `Mid`.
+    let e = g.edge(
+        "pkg.chain.Legacy.__init__",
+        "calls",
+        "pkg.chain.Base.__init__",
+    );
+    assert_eq!((e.confidence, e.strategy.as_str()), (0.9, "super"));
+    assert_eq!(
+        g.targets("pkg.chain.Legacy.__init__", "calls"),
+        ["pkg.chain.Base.__init__"]
+    );
+    let e = g.edge("pkg.chain.Legacy.save", "calls", "pkg.chain.Base.save");
+    assert_eq!(e.strategy, "super");
+    assert_eq!(
+        g.targets("pkg.chain.Legacy.save", "calls"),
+        ["pkg.chain.Base.save"]
+    );
+    // A base without `__init__` or `save` (`object`'s `__init__` runs): unresolved, and no
+    // edge to the class or to another class's method.
+    for kid in ["pkg.chain.Kid.__init__", "pkg.chain.Kid.save"] {
+        assert!(
+            g.targets(kid, "calls").is_empty(),
+            "{kid}\n{}",
+            g.describe()
+        );
+        g.no_edge(kid, "calls", "pkg.chain.Bare");
+    }
+    g.miss("pkg.chain.Kid.__init__", "super().__init__");
+    g.miss("pkg.chain.Kid.save", "super().save");
+}

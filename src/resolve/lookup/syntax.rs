@@ -157,6 +157,29 @@ pub(super) fn clean_type(text: &str) -> Option<&str> {
     (!t.is_empty() && t != "None").then_some(t)
 }
 
+/// The first argument of the first call written in `text`, trimmed: `X` in `super(X, self).m`.
+/// `None` without an argument list; an argument with brackets of its own is cut at the first
+/// closing one, which makes it no name.
+pub(super) fn first_argument(text: &str) -> Option<&str> {
+    let (_, inner) = text.split_once('(')?;
+    let end = inner.find([',', ')'])?;
+    Some(inner[..end].trim())
+}
+
+/// `super<T>.m` (Kotlin) or `super[T].m` (Scala): the base named, `T`, and what follows it,
+/// `.m`.
+pub(super) fn qualified_super(text: &str) -> Option<(&str, &str)> {
+    let rest = text.trim().strip_prefix("super")?;
+    let close = match rest.chars().next()? {
+        '<' => '>',
+        '[' => ']',
+        _ => return None,
+    };
+    let (base, after) = rest[1..].split_once(close)?;
+    let base = base.trim();
+    (!base.is_empty() && after.starts_with('.')).then_some((base, after))
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Head {
     /// The first segment is a name to look up.
@@ -300,6 +323,26 @@ mod tests {
             split_reference("super().save"),
             (Head::SuperCall, vec!["save"])
         );
+        assert_eq!(
+            split_reference("super(Base, self).save"),
+            (Head::Call(1), vec!["super", "save"])
+        );
+        assert_eq!(first_argument("super(Base, self).save"), Some("Base"));
+        assert_eq!(
+            first_argument("super(type(self), self).m"),
+            Some("type(self")
+        );
+        assert_eq!(first_argument("super"), None);
+        assert_eq!(
+            qualified_super("super<Saver>.save"),
+            Some(("Saver", ".save"))
+        );
+        assert_eq!(
+            qualified_super("super[a.Saver].save"),
+            Some(("a.Saver", ".save"))
+        );
+        assert_eq!(qualified_super("super.save"), None);
+        assert_eq!(qualified_super("superb<T>.save"), None);
         assert_eq!(split_reference("new Foo"), (Head::Name, vec!["Foo"]));
         assert_eq!(split_reference("xs[0].m"), (Head::Expression, vec!["m"]));
         assert_eq!(
