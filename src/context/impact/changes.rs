@@ -183,22 +183,7 @@ pub fn changed_symbols(
             if f.binary && f.hunks.is_empty() && f.status == super::diff::Status::Modified {
                 continue;
             }
-            let path = f.path().to_string();
-            let def = index.file_node(&path);
-            out.push(ChangedSymbol {
-                qualified_name: path.clone(),
-                kind: NodeKind::File.as_str(),
-                path,
-                change: Change::ModuleLevel,
-                start_line: 1,
-                end_line: 1,
-                lines_added: f.hunks.iter().map(|h| h.added.len()).sum(),
-                lines_removed: f.hunks.iter().map(|h| h.removed.len()).sum(),
-                diff: render_hunks(&f.hunks, |_, _| true),
-                code: changed_lines(&f.hunks, |_, _| true),
-                in_index: def.is_some(),
-                def,
-            });
+            out.push(module_level(f, &index, |_, _| true));
             continue;
         }
         let mut touched_old: Vec<usize> = Vec::new();
@@ -239,17 +224,17 @@ pub fn changed_symbols(
             new_keys.iter().enumerate().map(|(i, k)| (k, i)).collect();
         // Pairs (old, new) of one definition on both sides, touched on either.
         let mut pairs: Vec<(Option<usize>, Option<usize>)> = Vec::new();
-        let mut module_level = false;
+        let mut outside_any = false;
         for &n in &touched_new {
             if n == 0 {
-                module_level = true;
+                outside_any = true;
                 continue;
             }
             pairs.push((old_at.get(&new_keys[n]).copied(), Some(n)));
         }
         for &o in &touched_old {
             if o == 0 {
-                module_level = true;
+                outside_any = true;
                 continue;
             }
             match new_at.get(&old_keys[o]).copied() {
@@ -260,29 +245,14 @@ pub fn changed_symbols(
         pairs.sort_by_key(|&(o, n)| (n.map_or(u32::MAX, |n| n as u32), o));
         pairs.dedup();
         let mut module_symbol = None;
-        if module_level {
+        if outside_any {
             let outside = |o: Option<u32>, n: Option<u32>| {
                 o.zip(old.as_ref())
                     .is_some_and(|(l, (s, _))| s.innermost(l) == 0)
                     || n.zip(new.as_ref())
                         .is_some_and(|(l, (s, _))| s.innermost(l) == 0)
             };
-            let path = f.path().to_string();
-            let def = index.file_node(&path);
-            module_symbol = Some(ChangedSymbol {
-                qualified_name: path.clone(),
-                kind: NodeKind::File.as_str(),
-                path,
-                change: Change::ModuleLevel,
-                start_line: 1,
-                end_line: 1,
-                lines_added: count_outside(&f.hunks, new.as_ref().map(|s| &s.0), true),
-                lines_removed: count_outside(&f.hunks, old.as_ref().map(|s| &s.0), false),
-                diff: render_hunks(&f.hunks, outside),
-                code: changed_lines(&f.hunks, outside),
-                in_index: def.is_some(),
-                def,
-            });
+            module_symbol = Some(module_level(f, &index, outside));
         }
         for (o, n) in pairs {
             let old_span = o.zip(old.as_ref()).map(|(i, (s, _))| s.spans[i]);
@@ -292,44 +262,33 @@ pub fn changed_symbols(
                     || nl.zip(new_span).is_some_and(|(l, (a, b))| a <= l && l <= b)
             };
             let diff_text = render_hunks(&f.hunks, inside);
-            let lines_added = f
-                .hunks
-                .iter()
-                .flat_map(|h| &h.added)
-                .filter(|&&l| inside(None, Some(l)))
-                .count();
-            let lines_removed = f
-                .hunks
-                .iter()
-                .flat_map(|h| &h.removed)
-                .filter(|&&l| inside(Some(l), None))
-                .count();
-            let (side, i, text, change) = match (o, n) {
+            let (lines_added, lines_removed) = counted(&f.hunks, inside);
+            let (side, keys, i, text, change) = match (o, n) {
                 (Some(_), Some(n)) => {
                     let (s, t) = new.as_ref().expect("a new index has its side");
-                    (s, n, *t, Change::Modified)
+                    (s, &new_keys, n, *t, Change::Modified)
                 }
                 (None, Some(n)) => {
                     let (s, t) = new.as_ref().expect("a new index has its side");
-                    (s, n, *t, Change::Added)
+                    (s, &new_keys, n, *t, Change::Added)
                 }
                 (Some(o), None) => {
                     let (s, t) = old.as_ref().expect("an old index has its side");
-                    (s, o, *t, Change::Deleted)
+                    (s, &old_keys, o, *t, Change::Deleted)
                 }
                 (None, None) => continue,
             };
             let node = side.ext.nodes[i].clone();
             let (start_line, end_line) = side.spans[i];
             let def = index
-                .definition(&side.path, &node.qualified_name, side.keys()[i].1)
+                .definition(&side.path, &node.qualified_name, keys[i].1)
                 .or_else(|| {
                     // The index may hold the other side (a diff of commits after the tree's).
                     let (os, oi) = match (o, n, &old, &new) {
                         (Some(o), Some(_), Some((s, _)), _) => (s, o),
                         _ => return None,
                     };
-                    index.definition(&os.path, &os.ext.nodes[oi].qualified_name, os.keys()[oi].1)
+                    index.definition(&os.path, &os.ext.nodes[oi].qualified_name, old_keys[oi].1)
                 });
             let symbol = ChangedSymbol {
                 qualified_name: node.qualified_name.clone(),
@@ -443,14 +402,40 @@ fn similarity(a: &[String], b: &[String]) -> f64 {
     shared as f64 / a.len().max(b.len()) as f64
 }
 
-/// Changed lines of one side outside every definition.
-fn count_outside(hunks: &[Hunk], side: Option<&Side>, new: bool) -> usize {
-    let Some(side) = side else { return 0 };
-    hunks
-        .iter()
-        .flat_map(|h| if new { &h.added } else { &h.removed })
-        .filter(|&&l| side.innermost(l) == 0)
-        .count()
+/// Lines added and removed for which `keep(old line, new line)` holds.
+fn counted(hunks: &[Hunk], keep: impl Fn(Option<u32>, Option<u32>) -> bool) -> (usize, usize) {
+    let added = hunks.iter().flat_map(|h| &h.added);
+    let removed = hunks.iter().flat_map(|h| &h.removed);
+    (
+        added.filter(|&&l| keep(None, Some(l))).count(),
+        removed.filter(|&&l| keep(Some(l), None)).count(),
+    )
+}
+
+/// The file's module-level code: the changed lines for which `keep(old line, new line)`
+/// holds.
+fn module_level(
+    f: &FileDiff,
+    index: &IndexLookup,
+    keep: impl Fn(Option<u32>, Option<u32>) -> bool,
+) -> ChangedSymbol {
+    let path = f.path().to_string();
+    let def = index.file_node(&path);
+    let (lines_added, lines_removed) = counted(&f.hunks, &keep);
+    ChangedSymbol {
+        qualified_name: path.clone(),
+        kind: NodeKind::File.as_str(),
+        path,
+        change: Change::ModuleLevel,
+        start_line: 1,
+        end_line: 1,
+        lines_added,
+        lines_removed,
+        diff: render_hunks(&f.hunks, &keep),
+        code: changed_lines(&f.hunks, &keep),
+        in_index: def.is_some(),
+        def,
+    }
 }
 
 /// The hunks' lines for which `keep(old line, new line)` holds, under their headers.
