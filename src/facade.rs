@@ -467,13 +467,14 @@ impl Index {
             Error::invalid("impact needs the indexed tree (this index was opened from an artifact)")
         })?;
         // Git and the tree are read on another thread while the graph loads.
+        let db = self.db.as_deref();
         std::thread::scope(|s| {
-            let pending = s.spawn(|| impact::prepare(&root, &options.spec));
+            let pending = s.spawn(|| impact::prepare(&root, db, &options.spec));
             self.with_graph(|conn, repo| {
                 let prepared = pending
                     .join()
                     .map_err(|_| anyhow::anyhow!("reading the diff failed"))??;
-                impact::build_in(conn, repo, &root, prepared, options)
+                impact::build_in(conn, repo, prepared, options)
             })
         })
     }

@@ -2,6 +2,7 @@
 //! that refuse a foreign, corrupt or newer database with a message that says what to do.
 
 pub mod artifact;
+pub mod history;
 pub mod project;
 pub mod staging;
 pub mod writer;

@@ -466,3 +466,77 @@ fn each_bad_input_gets_a_clear_error() {
     .unwrap_err();
     assert!(e.to_string().contains("cannot hold"), "{e}");
 }
+
+#[test]
+fn co_change_comes_from_the_history_before_the_diff_cached_per_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, db) = shop(dir.path());
+    let notes = "def note(text):\n    return text.strip()\n";
+    // pkg/notes.py changes with pkg/shop.py in two commits, pkg/report.py in the first only.
+    for n in 1..=2 {
+        let shop = SHOP.replace("RATE = 0.2", &format!("RATE = 0.2{n}"));
+        let notes = format!("{notes}\n# revision {n}\n");
+        write_tree(&root, &[("pkg/shop.py", &shop), ("pkg/notes.py", &notes)]);
+        commit_all(&root, &format!("rate {n}"));
+    }
+    let head = git(&root, &["rev-parse", "HEAD"]);
+    let edited = SHOP
+        .replace("RATE = 0.2", "RATE = 0.22")
+        .replace("round(total * RATE, 2)", "round(total * RATE, 4)");
+    write_tree(&root, &[("pkg/shop.py", &edited)]);
+    let cochange_of = |i: &Impact, name: &str| {
+        i.context
+            .iter()
+            .find(|s| s.candidate.qualified_name == name)
+            .map_or(0.0, |s| s.candidate.signals.cochange)
+    };
+    let first = impact(&root, &db, DiffSpec::Worktree).unwrap();
+    // Two of the three commits that changed pkg/shop.py changed pkg/notes.py: 2 / (3 + 1).
+    assert_eq!(cochange_of(&first, "pkg.notes.note"), 0.5);
+    assert_eq!(cochange_of(&first, "pkg.report.summary"), 0.25);
+    let cached = |db: &Path| -> Vec<(String, String)> {
+        let conn = rusqlite::Connection::open(db).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT key, files FROM cochange_history ORDER BY seq")
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    let rows = cached(&db);
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    assert!(rows.iter().all(|(k, _)| k.starts_with(&format!("{head}/"))));
+    assert!(rows[0].1.contains("pkg/notes.py"), "{rows:?}");
+    // The cache is what the next impact reads for the same commit: rewrite it and see.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute(
+        "UPDATE cochange_history SET files = 'pkg/shop.py\npkg/report.py'",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let second = impact(&root, &db, DiffSpec::Worktree).unwrap();
+    assert_eq!(cochange_of(&second, "pkg.report.summary"), 0.75);
+    // A new commit is another history, read again from git.
+    commit_all(&root, "rate and tax");
+    write_tree(&root, &[("pkg/shop.py", SHOP)]);
+    let third = impact(&root, &db, DiffSpec::Worktree).unwrap();
+    assert_eq!(cochange_of(&third, "pkg.report.summary"), 1.0 / 5.0);
+    let new_head = git(&root, &["rev-parse", "HEAD"]);
+    let rows = cached(&db);
+    assert_eq!(rows.len(), 4);
+    assert!(rows.iter().all(|(k, _)| k.starts_with(&format!("{new_head}/"))));
+    // A range is answered from the history before its old side, whatever the cache holds.
+    let range = impact(
+        &root,
+        &db,
+        DiffSpec::Range {
+            from: head.clone(),
+            to: new_head.clone(),
+            merge_base: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(cochange_of(&range, "pkg.notes.note"), 0.5);
+}

@@ -9,6 +9,8 @@
 
 use crate::error::Error;
 use anyhow::{bail, Context, Result};
+use std::collections::HashMap;
+use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -254,28 +256,95 @@ pub fn read(root: &Path, spec: &Spec) -> Result<Diff> {
     })
 }
 
-/// The text of a side of `f`: the old blob, the new blob or the work tree's file; `None` for
-/// a side that does not exist, a binary file or one that is not UTF-8.
-pub fn text_of(root: &Path, f: &FileDiff, old: bool) -> Result<Option<String>> {
-    if f.binary {
-        return Ok(None);
+/// Both sides' texts of each of `files` (`None` for a side that does not exist, a binary
+/// file or one that is not UTF-8): the blobs git holds, read by one `git cat-file --batch`,
+/// and the work tree's files for a side git has no blob of.
+pub fn texts(root: &Path, files: &[FileDiff]) -> Result<Vec<(Option<String>, Option<String>)>> {
+    let mut wanted: Vec<&str> = files
+        .iter()
+        .filter(|f| !f.binary)
+        .flat_map(|f| [&f.old_blob, &f.new_blob])
+        .flatten()
+        .map(String::as_str)
+        .collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let blobs = cat_blobs(root, &wanted)?;
+    // One blob may be both sides (a file renamed unchanged).
+    let take = |id: &Option<String>| id.as_ref().and_then(|id| blobs.get(id.as_str())).cloned();
+    let text = |bytes: Option<Vec<u8>>| bytes.and_then(|b| String::from_utf8(b).ok());
+    Ok(files
+        .iter()
+        .map(|f| {
+            if f.binary {
+                return (None, None);
+            }
+            let old = text(take(&f.old_blob));
+            let new = match (&f.new_blob, &f.new_path) {
+                (Some(_), _) => take(&f.new_blob),
+                (None, Some(p)) if f.status != Status::Deleted => std::fs::read(root.join(p)).ok(),
+                _ => None,
+            };
+            (old, text(new))
+        })
+        .collect())
+}
+
+/// The contents of blobs `ids`, by id, read through one `git cat-file --batch`.
+fn cat_blobs(root: &Path, ids: &[&str]) -> Result<HashMap<String, Vec<u8>>> {
+    let mut out = HashMap::new();
+    if ids.is_empty() {
+        return Ok(out);
     }
-    let bytes = if old {
-        match &f.old_blob {
-            Some(b) => git_bytes(root, &["cat-file".into(), "blob".into(), b.clone()])?,
-            None => return Ok(None),
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["cat-file", "--batch"])
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .with_context(|| "cannot run git (is it installed?)".to_string())?;
+    let mut request = String::new();
+    for id in ids {
+        request.push_str(id);
+        request.push('\n');
+    }
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    // Written from another thread: git answers while it reads, and a full pipe both ways
+    // would otherwise stall.
+    let writer = std::thread::spawn(move || stdin.write_all(request.as_bytes()));
+    let mut answer = Vec::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout is piped")
+        .read_to_end(&mut answer)?;
+    let _ = writer.join();
+    child.wait()?;
+    // `<id> <type> <size>\n<content>\n` per blob, `<id> missing\n` for one git lacks.
+    let mut at = 0;
+    for id in ids {
+        let Some(eol) = answer[at..].iter().position(|&b| b == b'\n') else {
+            break;
+        };
+        let header = String::from_utf8_lossy(&answer[at..at + eol]).into_owned();
+        at += eol + 1;
+        // A missing object has no content to skip.
+        let (blob, size) = match header.split(' ').collect::<Vec<_>>()[..] {
+            [_, kind, size] => (kind == "blob", size.parse::<usize>().ok()),
+            _ => (false, None),
+        };
+        let Some(size) = size.filter(|&n| at + n <= answer.len()) else {
+            continue;
+        };
+        if blob {
+            out.insert(id.to_string(), answer[at..at + size].to_vec());
         }
-    } else {
-        match (&f.new_blob, &f.new_path) {
-            (Some(b), _) => git_bytes(root, &["cat-file".into(), "blob".into(), b.clone()])?,
-            (None, Some(p)) if f.status != Status::Deleted => match std::fs::read(root.join(p)) {
-                Ok(b) => b,
-                Err(_) => return Ok(None),
-            },
-            _ => return Ok(None),
-        }
-    };
-    Ok(String::from_utf8(bytes).ok())
+        at += size + 1;
+    }
+    Ok(out)
 }
 
 /// The commits that changed files, newest first, each with the paths it changed (relative to

@@ -14,6 +14,7 @@ use crate::context::pack::Rendering;
 use crate::context::render::{cdata, fence, signature_lines, xml_escape};
 use crate::context::tokens::{self, Account, Tokenizer};
 use crate::model::NodeKind;
+use crate::store;
 use anyhow::Result;
 use changes::{Change, ChangedSymbol};
 use rusqlite::Connection;
@@ -136,42 +137,67 @@ const DROPPED_LISTED: usize = 10;
 /// Callers and callees named per shown definition.
 const NEIGHBORS_LISTED: usize = 6;
 
-/// A diff read from git with the texts of both sides of each file: what an impact needs
-/// besides the index, read while the definitions graph loads.
+/// A diff read from git with the texts of both sides of each file and the history before
+/// it: what an impact needs besides the index, read while the definitions graph loads.
 pub struct Prepared {
     diff: diff::Diff,
     texts: Vec<(Option<String>, Option<String>)>,
+    history: Vec<store::history::Commit>,
 }
 
-/// Reads the diff of `spec` in the git repository holding `root`.
-pub fn prepare(root: &Path, spec: &Spec) -> Result<Prepared> {
+/// Reads the diff of `spec` in the git repository holding `root`, and the history of its
+/// old side: from the cache of the database at `db` when it holds that commit's, otherwise
+/// from git, then cached there (best effort: a database that cannot be written, a read-only
+/// mount or a busy writer, only misses the cache).
+pub fn prepare(root: &Path, db: Option<&Path>, spec: &Spec) -> Result<Prepared> {
     let diff = diff::read(root, spec)?;
     if diff.files.is_empty() {
         crate::error::invalid!("{} changes nothing", spec.describe());
     }
-    let mut texts = Vec::with_capacity(diff.files.len());
-    for f in &diff.files {
-        texts.push((
-            diff::text_of(root, f, true)?,
-            diff::text_of(root, f, false)?,
-        ));
-    }
-    Ok(Prepared { diff, texts })
+    let texts = diff::texts(root, &diff.files)?;
+    let limit = signals::HISTORY_COMMITS;
+    let history = match (&diff.base, db) {
+        (None, _) => Vec::new(),
+        (Some(base), None) => diff::history(root, base, limit).unwrap_or_default(),
+        (Some(base), Some(db)) => {
+            let cached = store::open(db, store::Mode::ReadOnly)
+                .and_then(|conn| store::history::cached(&conn, base, limit))
+                .ok()
+                .flatten();
+            match cached {
+                Some(h) => h,
+                None => {
+                    let h = diff::history(root, base, limit).unwrap_or_default();
+                    if !h.is_empty() {
+                        let _ = store::history::save(db, base, limit, &h);
+                    }
+                    h
+                }
+            }
+        }
+    };
+    Ok(Prepared {
+        diff,
+        texts,
+        history,
+    })
 }
 
-/// The impact of `prepared` (read from the repository holding `root`) on the index `conn`
-/// and its whole definitions graph `repo`.
+/// The impact of `prepared` on the index `conn` and its whole definitions graph `repo`.
 pub fn build_in(
     conn: &Connection,
     repo: &Repo,
-    root: &Path,
     prepared: Prepared,
     opts: &Options,
 ) -> Result<Impact> {
     if opts.budget == 0 {
         crate::error::invalid!("the budget must be at least 1 token");
     }
-    let Prepared { diff: d, texts } = prepared;
+    let Prepared {
+        diff: d,
+        texts,
+        history,
+    } = prepared;
     let mut changed = changes::changed_symbols(&d.files, &texts, repo);
     let listed = || {
         let mut l: Vec<&str> = d.files.iter().map(|f| f.path()).take(5).collect();
@@ -217,7 +243,7 @@ pub fn build_in(
             listed()
         );
     }
-    let candidates = score(conn, repo, root, &d, &changed, opts)?;
+    let candidates = score(conn, repo, &history, &changed, opts)?;
     let scored = candidates.len();
     render(conn, repo, d, changed, candidates, scored, opts)
 }
@@ -226,8 +252,7 @@ pub fn build_in(
 fn score(
     conn: &Connection,
     repo: &Repo,
-    root: &Path,
-    d: &diff::Diff,
+    history: &[store::history::Commit],
     changed: &[ChangedSymbol],
     opts: &Options,
 ) -> Result<Vec<Candidate>> {
@@ -241,13 +266,8 @@ fn score(
     let graph = signals::graph(repo, &seeds, opts.depth);
     let code: Vec<&str> = changed.iter().map(|c| c.code.as_str()).collect();
     let bm25 = signals::bm25(conn, repo, &code)?;
-    let history = match &d.base {
-        // Only what came before the change: the old side's history.
-        Some(base) => diff::history(root, base, signals::HISTORY_COMMITS).unwrap_or_default(),
-        None => Vec::new(),
-    };
     let paths: Vec<&str> = changed.iter().map(|c| c.path.as_str()).collect();
-    let cochange = signals::cochange(&history, &paths);
+    let cochange = signals::cochange(history, &paths);
     let mut out: Vec<Candidate> =
         signals::gather(repo, &seeds, &changed_files, &graph, &bm25, &cochange)
             .into_iter()
