@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::eval::{self, context as eval_context};
 use crate::index::{self, IndexSummary, Progress, RunOptions};
 use crate::model::NodeKind;
-use crate::query::{self, rank_files, trace};
+use crate::query::{self, blast, rank_files, trace};
 use crate::store::{self, artifact, project, staging, Mode};
 use rusqlite::Connection;
 use std::cell::{Cell, RefCell};
@@ -429,6 +429,13 @@ impl Index {
             let root = query::resolve_target(conn, name)?;
             trace::trace(conn, root, direction, options.depth, options.min_confidence)
         })
+    }
+
+    /// The blast radius of a definition or a file: its transitive callers as a tree with
+    /// their confidences, the unresolved call sites that might also reach it, and the tests
+    /// among the callers.
+    pub fn blast(&self, options: &blast::Options) -> Result<blast::Blast> {
+        self.read(|conn| blast::blast(conn, options))
     }
 
     /// Files ranked for a natural-language query (an issue text, a question, a traceback).

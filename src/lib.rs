@@ -90,6 +90,10 @@ pub use index::walk::SkipReason;
 pub use index::{IndexSummary, Progress, Redacted};
 pub use lang::extract::{extract_file, MAX_NODES_PER_FILE};
 pub use model::{ExtractedNode, FileExtract, NodeKind, RawRef, RefKind};
+pub use query::blast::{
+    Blast, BlastNode, MightReach, Options as BlastOptions, TestReach, MAX_EDGES as MAX_BLAST_EDGES,
+    MAX_NODES as MAX_BLAST_NODES, MAX_SITES as MAX_BLAST_SITES,
+};
 pub use query::rank_files::RankedFile;
 pub use query::trace::{Direction, Hop, Link, NodeRef, Site, Trace, MAX_HOPS as MAX_TRACE_HOPS};
 pub use query::{FileEntry, FileText, GraphHealth, Hit, RedactedSite, Source, Status};

@@ -3,10 +3,10 @@
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use codebase_indexer::{
-    ArtifactWrite, DiffSpec, Direction, EvalOptions, Freshness, ImpactOptions, Index, IndexOptions,
-    IndexSummary, Link, MapFormat, MapOptions, NodeKind, PackFormat, PackOptions, PackTarget,
-    Renderer, SearchOptions, SkeletonMode, SkeletonOptions, Task, Tokenizer, TraceOptions, Weights,
-    ARTIFACT_DIR, ARTIFACT_FILE, DEFAULT_IMPACT_WEIGHTS, MAX_TRACE_HOPS,
+    ArtifactWrite, BlastOptions, DiffSpec, Direction, EvalOptions, Freshness, ImpactOptions, Index,
+    IndexOptions, IndexSummary, Link, MapFormat, MapOptions, NodeKind, PackFormat, PackOptions,
+    PackTarget, Renderer, SearchOptions, SkeletonMode, SkeletonOptions, Task, Tokenizer,
+    TraceOptions, Weights, ARTIFACT_DIR, ARTIFACT_FILE, DEFAULT_IMPACT_WEIGHTS, MAX_TRACE_HOPS,
 };
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -76,6 +76,10 @@ enum Command {
     TraceCallers(TraceArgs),
     /// What a definition calls, breadth-first, with its unresolved and external calls.
     TraceCallees(TraceArgs),
+    /// The blast radius of a definition or a file: its transitive callers as a tree with
+    /// edge and path confidences, the unresolved call sites that might also reach it, and the
+    /// tests among the callers.
+    Blast(BlastArgs),
     /// Print the source of a definition (qualified name) or a file (path), with its callers
     /// and callees.
     GetSource(GetSourceArgs),
@@ -443,6 +447,26 @@ struct TraceArgs {
     target: Selection,
 }
 
+#[derive(Args)]
+struct BlastArgs {
+    /// A definition (qualified name, or an unambiguous short name or suffix) or a file
+    /// (repository-relative path: every definition in it).
+    #[arg(value_name = "QN|FILE")]
+    name: String,
+    /// Hops of callers to follow (1 to 10).
+    #[arg(long, default_value_t = BlastOptions::DEFAULT_DEPTH, value_name = "N")]
+    depth: usize,
+    /// Follow only edges at least this confident (0..1); weaker ones are listed with the
+    /// unresolved sites.
+    #[arg(long, default_value_t = BlastOptions::DEFAULT_MIN_CONFIDENCE, value_name = "F")]
+    min_confidence: f64,
+    /// List the tests that reach it first.
+    #[arg(long)]
+    tests: bool,
+    #[command(flatten)]
+    target: Selection,
+}
+
 fn main() {
     route_parser_allocations_to_mimalloc();
     let cli = Cli::parse();
@@ -475,6 +499,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Impact(args) => impact(args),
         Command::TraceCallers(args) => print_trace(args, Direction::Callers),
         Command::TraceCallees(args) => print_trace(args, Direction::Callees),
+        Command::Blast(args) => blast(args),
         Command::GetSource(args) => get_source(args),
         Command::Hook(HookCommand::Install { path, force }) => {
             let program = std::env::current_exe().context("cannot tell where indexer is")?;
@@ -1052,6 +1077,29 @@ fn print_trace(args: TraceArgs, direction: Direction) -> Result<()> {
             )?;
         }
     }
+    Ok(())
+}
+
+fn blast(
+    BlastArgs {
+        name,
+        depth,
+        min_confidence,
+        tests,
+        target,
+    }: BlastArgs,
+) -> Result<()> {
+    let options = BlastOptions {
+        target: name,
+        depth,
+        min_confidence,
+        tests_first: tests,
+    };
+    let b = open(&target)?.blast(&options)?;
+    if target.json {
+        return print_json(&b);
+    }
+    write!(std::io::stdout().lock(), "{}", b.text())?;
     Ok(())
 }
 

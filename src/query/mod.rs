@@ -1,6 +1,7 @@
 //! Read-only questions answered from the database alone: search, source of a definition,
-//! and the project's status. None of them re-parses the repository.
+//! and the project's status (traces, the blast radius and file ranking in their modules). None of them re-parses the repository.
 
+pub mod blast;
 pub mod rank_files;
 pub mod trace;
 

@@ -33,7 +33,7 @@ pub struct NodeRef {
 }
 
 /// One edge of the walk: `caller` reaches `callee` at `path:line`.
-#[derive(Debug, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct Hop {
     pub depth: usize,
     pub caller: String,
@@ -46,7 +46,7 @@ pub struct Hop {
 }
 
 /// A reference site that resolved to no definition (or only below the confidence asked for).
-#[derive(Debug, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct Site {
     pub caller: String,
     pub text: String,
@@ -81,15 +81,6 @@ pub fn trace(
     depth: usize,
     min_confidence: f64,
 ) -> Result<Trace> {
-    let (near, far) = direction.columns();
-    let mut step = conn.prepare(&format!(
-        "SELECT e.{far}, s.qualified_name, t.qualified_name, e.kind, e.confidence, e.strategy, \
-                f.path, e.line \
-         FROM edges e JOIN nodes s ON s.id = e.source_id JOIN nodes t ON t.id = e.target_id \
-         JOIN files f ON f.id = s.file_id \
-         WHERE e.{near} = ?1 AND e.kind IN ('calls', 'references') AND e.confidence >= ?2 \
-         ORDER BY e.confidence DESC, f.path, e.line, e.{far}"
-    ))?;
     let mut trace = Trace {
         root: node_ref(conn, root)?,
         direction,
@@ -99,9 +90,50 @@ pub fn trace(
         unresolved: Vec::new(),
         truncated: false,
     };
-    let mut seen: HashSet<i64> = HashSet::from([root]);
-    let mut frontier = vec![root];
-    'walk: for d in 1..=depth {
+    trace.truncated = walk(conn, &[root], direction, depth, min_confidence, |crossed| {
+        if trace.hops.len() >= MAX_HOPS {
+            return false;
+        }
+        trace.hops.push(crossed.hop);
+        true
+    })?;
+    trace.unresolved = unresolved(conn, root, direction, min_confidence)?;
+    Ok(trace)
+}
+
+/// An edge the walk crossed, from `near` (reached `hop.depth - 1` hops out) to `far`.
+pub(crate) struct Crossed {
+    pub near: i64,
+    pub far: i64,
+    pub hop: Hop,
+}
+
+/// The breadth-first walk behind `trace` and the blast radius: from `roots` (node ids, hop
+/// 0) over `calls` and `references` edges at least `min_confidence`, `depth` hops at most.
+/// Every edge met is handed to `visit`, hop by hop, the nodes of a hop in the order they
+/// were reached and each node's edges most confident first; a node is walked on from the
+/// first hop that reaches it only. `visit` returns false to stop the walk; the result says
+/// whether it did.
+pub(crate) fn walk(
+    conn: &Connection,
+    roots: &[i64],
+    direction: Direction,
+    depth: usize,
+    min_confidence: f64,
+    mut visit: impl FnMut(Crossed) -> bool,
+) -> Result<bool> {
+    let (near, far) = direction.columns();
+    let mut step = conn.prepare_cached(&format!(
+        "SELECT e.{far}, s.qualified_name, t.qualified_name, e.kind, e.confidence, e.strategy, \
+                f.path, e.line \
+         FROM edges e JOIN nodes s ON s.id = e.source_id JOIN nodes t ON t.id = e.target_id \
+         JOIN files f ON f.id = s.file_id \
+         WHERE e.{near} = ?1 AND e.kind IN ('calls', 'references') AND e.confidence >= ?2 \
+         ORDER BY e.confidence DESC, f.path, e.line, e.{far}"
+    ))?;
+    let mut seen: HashSet<i64> = roots.iter().copied().collect();
+    let mut frontier = roots.to_vec();
+    for d in 1..=depth {
         let mut next = Vec::new();
         for &node in &frontier {
             let rows = step.query_map(params![node, min_confidence], |r| {
@@ -121,25 +153,27 @@ pub fn trace(
             })?;
             for row in rows {
                 let (other, hop) = row?;
-                if trace.hops.len() >= MAX_HOPS {
-                    trace.truncated = true;
-                    break 'walk;
+                let first = seen.insert(other);
+                if !visit(Crossed {
+                    near: node,
+                    far: other,
+                    hop,
+                }) {
+                    return Ok(true);
                 }
-                trace.hops.push(hop);
-                if seen.insert(other) {
+                if first {
                     next.push(other);
                 }
             }
         }
         frontier = next;
     }
-    trace.unresolved = unresolved(conn, root, direction, min_confidence)?;
-    Ok(trace)
+    Ok(false)
 }
 
 /// Unresolved sites beside the edges: for callers, sites naming the root's name anywhere
 /// (and edges to it below the asked confidence); for callees, the root's own.
-fn unresolved(
+pub(crate) fn unresolved(
     conn: &Connection,
     root: i64,
     direction: Direction,
@@ -181,12 +215,12 @@ fn unresolved(
         })
     };
     let mut sites: Vec<Site> = conn
-        .prepare(&sql)?
+        .prepare_cached(&sql)?
         .query_map([root], to_site)?
         .collect::<rusqlite::Result<_>>()?;
     if min_confidence > 0.0 {
         let below: Vec<Site> = conn
-            .prepare(&low)?
+            .prepare_cached(&low)?
             .query_map(params![root, min_confidence], to_site)?
             .collect::<rusqlite::Result<_>>()?;
         sites.extend(below);
@@ -222,7 +256,7 @@ pub fn neighbors(conn: &Connection, id: i64, direction: Direction) -> Result<Vec
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-fn node_ref(conn: &Connection, id: i64) -> Result<NodeRef> {
+pub(crate) fn node_ref(conn: &Connection, id: i64) -> Result<NodeRef> {
     Ok(conn.query_row(
         "SELECT n.qualified_name, n.kind, f.path, n.start_line FROM nodes n \
          JOIN files f ON f.id = n.file_id WHERE n.id = ?1",

@@ -172,9 +172,10 @@ impl ServerHandler for Handler {
             .with_instructions(
                 "Code search and context for the repositories listed by list_repos: search finds \
                  definitions, get_source reads one, trace_callers/trace_callees follow the call \
-                 graph, rank_files and pack gather the code for an issue or question under a \
-                 token budget, map and skeleton give an overview. Answers are brought up to date \
-                 with the files before they are given.",
+                 graph, blast gives what a change to a definition or file may break (callers, \
+                 tests), rank_files and pack gather the code for an issue or question under a \
+                 token budget, impact the code around a git diff, map and skeleton give an \
+                 overview. Answers are brought up to date with the files before they are given.",
             )
     }
 

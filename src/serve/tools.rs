@@ -5,9 +5,10 @@
 
 use super::repos::{Reads, Renderer, Repo};
 use super::Served;
-use crate::context::{cursor, pack, repomap, skeleton, tokens::Tokenizer};
+use crate::context::{cursor, impact, pack, repomap, skeleton, tokens::Tokenizer};
 use crate::error::{Error, Result};
 use crate::facade::{SearchOptions, TraceOptions};
+use crate::query::blast::{self, Shows};
 use crate::query::trace::Direction;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -68,6 +69,11 @@ pub const TOOLS: &[ToolSpec] = &[
         schema: schema_of::<TraceArgs>,
     },
     ToolSpec {
+        name: "blast",
+        description: "The blast radius of a definition (qualified name) or of a file (path: every definition in it): what may break when it changes. Its transitive callers to `depth` hops as a tree, each with the confidence of its edge and of the whole path, then the unresolved call sites that might also reach it and the tests among the callers (listed first with `tests`). Use it before changing a definition, to know what to check and which tests to run; for the code around a diff use impact.",
+        schema: schema_of::<BlastArgs>,
+    },
+    ToolSpec {
         name: "rank_files",
         description: "Files ranked for a natural-language text (an issue, a question, a traceback), best first, with the best-matching definition of each. Use it to decide where to look first; pack gives their code under a budget.",
         schema: schema_of::<RankArgs>,
@@ -86,6 +92,11 @@ pub const TOOLS: &[ToolSpec] = &[
         name: "pack",
         description: "A context pack: the code an agent needs to work on a question or issue (`query`), or around a definition or file (`qualified_name` or `path`): the matching definitions in full, their callers and callees as code or signatures, under the budget, each saying why it is included and what was left out. Use it to gather the code for a task in one call.",
         schema: schema_of::<PackArgs>,
+    },
+    ToolSpec {
+        name: "impact",
+        description: "What a git diff changes and the context needed to reason about it, under the budget: the changed definitions in full with their diff, then the definitions most likely affected (call graph, text similarity, same file, co-change), each saying why it is there. Without `rev` the uncommitted work tree (untracked files included) against HEAD; `staged` the staged changes; `rev` a commit (against its first parent), `A..B` or `A...B`. Use it to review a change or to see what an edit may break.",
+        schema: schema_of::<ImpactArgs>,
     },
     ToolSpec {
         name: "get_file",
@@ -166,6 +177,46 @@ struct TraceArgs {
     /// Tokens the answer may take (default 2000).
     budget_tokens: Option<usize>,
     cursor: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct BlastArgs {
+    /// Qualified name (or unambiguous short name or suffix) of a definition, or a file path.
+    name: String,
+    /// Hops of callers to follow (default 3, 1 to 10).
+    depth: Option<usize>,
+    /// Follow only edges at least this confident (0 to 1, default 0); weaker ones are listed with the unresolved sites.
+    min_confidence: Option<f64>,
+    /// List the tests that reach it first (default false).
+    tests: Option<bool>,
+    repo: Option<String>,
+    /// Tokens the answer may take (default 4000).
+    budget_tokens: Option<usize>,
+    /// Continue after a previous answer (its `next_cursor`).
+    cursor: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ImpactArgs {
+    /// A commit (against its first parent), `A..B` or `A...B`; without it (and without `staged`) the work tree against HEAD.
+    rev: Option<String>,
+    /// The staged changes against HEAD instead of the work tree.
+    staged: Option<bool>,
+    /// Start only from these changed definitions (qualified names).
+    symbols: Option<Vec<String>>,
+    /// Hops through callers and callees for the graph signal (default 2, at most 6).
+    depth: Option<usize>,
+    /// markdown (default), xml or json.
+    format: Option<String>,
+    /// The analysis only: the changed definitions and the scored ones, without code.
+    graph_only: Option<bool>,
+    /// Weights of the graph, text, same-file and co-change signals, four numbers of 0 or more (default [0.4, 0.3, 0.2, 0.1]).
+    weights: Option<Vec<f64>>,
+    repo: Option<String>,
+    /// Tokens the answer may take (default 8000).
+    budget_tokens: Option<usize>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -265,10 +316,12 @@ pub fn call(served: &Served, name: &str, args: Map<String, Value>) -> Option<Res
         "get_source" => parse(args).and_then(|a| get_source(served, a)),
         "trace_callers" => parse(args).and_then(|a| trace(served, a, Direction::Callers)),
         "trace_callees" => parse(args).and_then(|a| trace(served, a, Direction::Callees)),
+        "blast" => parse(args).and_then(|a| blast(served, a)),
         "rank_files" => parse(args).and_then(|a| rank_files(served, a)),
         "skeleton" => parse(args).and_then(|a| skeleton(served, a)),
         "map" => parse(args).and_then(|a| map(served, a)),
         "pack" => parse(args).and_then(|a| pack(served, a)),
+        "impact" => parse(args).and_then(|a| impact(served, a)),
         "get_file" => parse(args).and_then(|a| get_file(served, a)),
         "get_tree" => parse(args).and_then(|a| get_tree(served, a)),
         "list_repos" => parse::<NoArgs>(args).map(|_| list_repos(served)),
@@ -753,6 +806,56 @@ fn trace(served: &Served, a: TraceArgs, direction: Direction) -> Result<Answer> 
     })
 }
 
+fn blast(served: &Served, a: BlastArgs) -> Result<Answer> {
+    let budget = budget(a.budget_tokens, 4000)?;
+    let start = cursor(a.cursor.as_deref())?;
+    let repo = served.pick(a.repo.as_deref())?;
+    let options = blast::Options {
+        target: a.name,
+        depth: a.depth.unwrap_or(blast::Options::DEFAULT_DEPTH),
+        min_confidence: a
+            .min_confidence
+            .unwrap_or(blast::Options::DEFAULT_MIN_CONFIDENCE),
+        tests_first: a.tests.unwrap_or(false),
+    };
+    let b = repo.with_index(|index| index.blast(&options))?;
+    let body = b.body();
+    // The summary goes first here: a page that cannot hold the whole tree still says what
+    // the radius holds.
+    let header = format!(
+        "{} ({})\n{}",
+        b.header().trim_end(),
+        age_note(repo),
+        b.summary()
+    );
+    let lines: Vec<&str> = body.iter().map(|l| l.text.as_str()).collect();
+    let paged = Pager::new(served.tokenizer, budget, &header)?.page(&lines, start, "line")?;
+    let shown = &body[start.min(body.len())..(start + paged.included).min(body.len())];
+    let (mut nodes, mut tests, mut sites) = (Vec::new(), Vec::new(), Vec::new());
+    for line in shown {
+        match line.shows {
+            Some(Shows::Node(i)) => nodes.push(json!(b.nodes[i])),
+            Some(Shows::Test(i)) => tests.push(json!(b.tests[i])),
+            Some(Shows::Site(i)) => sites.push(json!(b.unresolved[i])),
+            None => {}
+        }
+    }
+    // The `codebase-indexer/blast/1` document, its lists cut to what the page shows.
+    let mut m = match serde_json::to_value(&b) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
+    m.insert("nodes".into(), Value::Array(nodes));
+    m.insert("tests".into(), Value::Array(tests));
+    m.insert("unresolved".into(), Value::Array(sites));
+    m.insert("lines_total".into(), json!(body.len()));
+    m.extend(base(repo, budget, &paged));
+    Ok(Answer {
+        structured: Value::Object(m),
+        text: paged.text,
+    })
+}
+
 fn rank_files(served: &Served, a: RankArgs) -> Result<Answer> {
     let budget = budget(a.budget_tokens, 1000)?;
     let start = cursor(a.cursor.as_deref())?;
@@ -1026,6 +1129,87 @@ fn pack(served: &Served, a: PackArgs) -> Result<Answer> {
         "next_cursor": next_cursor,
     });
     Ok(Answer { structured, text })
+}
+
+fn impact(served: &Served, a: ImpactArgs) -> Result<Answer> {
+    let budget = budget(a.budget_tokens, impact::Options::DEFAULT_BUDGET)?;
+    let repo = served.pick(a.repo.as_deref())?;
+    let spec = match (a.rev, a.staged.unwrap_or(false)) {
+        (Some(_), true) => return Err(Error::invalid("pass rev or staged, not both")),
+        (Some(rev), false) if rev.trim().is_empty() => {
+            return Err(Error::invalid(
+                "rev is empty: pass a commit, A..B or A...B, or leave it out for the work tree",
+            ))
+        }
+        (Some(rev), false) => impact::Spec::parse(rev.trim()),
+        (None, true) => impact::Spec::Staged,
+        (None, false) => impact::Spec::Worktree,
+    };
+    let format = match a.format.as_deref() {
+        None => pack::Format::Markdown,
+        Some(f) => <pack::Format as clap::ValueEnum>::from_str(f, true).map_err(|_| {
+            Error::invalid(format!("format {f:?} is not one of markdown, xml, json"))
+        })?,
+    };
+    let weights = match a.weights {
+        None => impact::DEFAULT_WEIGHTS,
+        Some(w) => impact_weights(&w)?,
+    };
+    // Markdown opens with the line naming the repository and its freshness; XML and JSON
+    // are documents of their own and are handed back as the renderer writes them.
+    let header = match format {
+        pack::Format::Markdown => format!("# impact in {} ({})\n", repo.name, age_note(repo)),
+        pack::Format::Xml | pack::Format::Json => String::new(),
+    };
+    let room = if header.is_empty() {
+        budget
+    } else {
+        renderer_room(served, budget, &header)?
+    };
+    let options = impact::Options {
+        spec,
+        symbols: a.symbols.unwrap_or_default(),
+        budget: room,
+        depth: a.depth.unwrap_or(impact::Options::DEFAULT_DEPTH),
+        format,
+        graph_only: a.graph_only.unwrap_or(false),
+        weights,
+        tokenizer: served.tokenizer,
+    };
+    let i = repo.with_graph_index(Renderer::Pack, |index| index.impact(&options))?;
+    // The structured answer is the analysis; the code and the diffs are in the text.
+    let mut m = match serde_json::to_value(&i) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
+    for list in ["changed", "context"] {
+        if let Some(Value::Array(items)) = m.get_mut(list) {
+            for item in items.iter_mut().filter_map(Value::as_object_mut) {
+                item.remove("code");
+                item.remove("diff");
+            }
+        }
+    }
+    Ok(rendered(served, repo, budget, header, &i.text, m))
+}
+
+/// `[graph, text, same_file, cochange]`, each finite and 0 or more.
+fn impact_weights(w: &[f64]) -> Result<impact::signals::Weights> {
+    match w {
+        [graph, bm25, same_file, cochange]
+            if w.iter().all(|x| x.is_finite() && *x >= 0.0) =>
+        {
+            Ok(impact::signals::Weights {
+                graph: *graph,
+                bm25: *bm25,
+                same_file: *same_file,
+                cochange: *cochange,
+            })
+        }
+        _ => Err(Error::invalid(format!(
+            "weights {w:?}: give four numbers of 0 or more, [graph, text, same_file, cochange], e.g. [0.4, 0.3, 0.2, 0.1]"
+        ))),
+    }
 }
 
 /// Where a repository's pack stands after the packs a cursor stands for.

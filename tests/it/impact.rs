@@ -526,7 +526,9 @@ fn co_change_comes_from_the_history_before_the_diff_cached_per_commit() {
     let new_head = git(&root, &["rev-parse", "HEAD"]);
     let rows = cached(&db);
     assert_eq!(rows.len(), 4);
-    assert!(rows.iter().all(|(k, _)| k.starts_with(&format!("{new_head}/"))));
+    assert!(rows
+        .iter()
+        .all(|(k, _)| k.starts_with(&format!("{new_head}/"))));
     // A range is answered from the history before its old side, whatever the cache holds.
     let range = impact(
         &root,

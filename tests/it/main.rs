@@ -6,6 +6,7 @@ mod common;
 
 mod architecture;
 mod artifact;
+mod blast;
 mod cli;
 mod concurrency;
 mod crash;

@@ -407,6 +407,33 @@ fn bad_calls_answer_errors_and_nothing_outside_the_tree_is_served() {
 }
 
 #[test]
+fn impact_of_a_work_tree_change_and_blast_of_its_callers_keep_to_budgets() {
+    let d = Dirs::new();
+    let root = d.shop("shop");
+    write_tree(
+        &root,
+        &[(
+            "tests/test_shop.py",
+            "from pkg.shop import checkout\n\n\ndef test_checkout():\n    assert checkout(10) > 10\n",
+        )],
+    );
+    commit_all(&root, "a test");
+    // Left uncommitted: the change impact reports.
+    let shop = std::fs::read_to_string(root.join("pkg/shop.py")).unwrap();
+    assert!(shop.contains("return total * 0.2\n"));
+    std::fs::write(
+        root.join("pkg/shop.py"),
+        shop.replace("return total * 0.2\n", "return total * 0.25\n"),
+    )
+    .unwrap();
+    scenario(
+        "impact-and-blast",
+        &d.cache,
+        &["--repo".into(), path_arg(&root)],
+    );
+}
+
+#[test]
 fn http_needs_the_token_a_loopback_origin_and_a_small_body() {
     shop_scenario("http-guard", true, &[]);
 }

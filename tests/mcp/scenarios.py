@@ -18,6 +18,9 @@ The shop fixture (a git repository):
     docs/long.txt    300 numbered lines
     config.toml      two lines
     build/generated.py  ignored by .gitignore: never indexed
+The impact fixture: the shop fixture with a second commit adding
+    tests/test_shop.py  test_checkout() calls pkg.shop.checkout
+and, uncommitted in the work tree, tax's body changed (`total * 0.25`).
 The billing fixture:
     billing/invoice.py  checkout(invoice) calls settle(invoice)
     billing/ledger.go   PostLedger(amount)
@@ -74,10 +77,12 @@ TOOLS = [
     "get_source",
     "trace_callers",
     "trace_callees",
+    "blast",
     "rank_files",
     "skeleton",
     "map",
     "pack",
+    "impact",
     "get_file",
     "get_tree",
     "list_repos",
@@ -346,7 +351,7 @@ async def check_handshake(c, mode):
 async def check_tool_list(c):
     tools = (await c.list_tools()).tools
     names = [t.name for t in tools]
-    check(names == TOOLS, "tools/list gives the 13 tools in order", names)
+    check(names == TOOLS, f"tools/list gives the {len(TOOLS)} tools in order", names)
     for t in tools:
         schema = t.input_schema
         check(
@@ -367,7 +372,7 @@ async def check_tool_list(c):
 
 
 async def check_every_tool(c, root, name):
-    """Each of the 13 tools on the shop fixture served as `name` from `root`."""
+    """Each of the tools on the shop fixture served as `name` from `root`."""
     s, text = await call(c, "search", {"query": "checkout"})
     hits = s["hits"]
     check(
@@ -416,6 +421,19 @@ async def check_every_tool(c, root, name):
     s, _ = await call(c, "trace_callees", {"qualified_name": "web.cart.cartTotal", "depth": 1})
     check("web.cart.priceOf" in [h["callee"] for h in s["hops"]], "cartTotal calls priceOf", s["hops"])
 
+    s, text = await call(c, "blast", {"name": "tax"})
+    check(
+        [(n["depth"], n["qualified_name"], n["parent"]) for n in s["nodes"]] == [(0, "pkg.shop.tax", None), (1, "pkg.shop.checkout", 0)],
+        "blast of tax is tax with its caller checkout under it",
+        s["nodes"],
+    )
+    check(s["schema"] == "codebase-indexer/blast/1" and s["tests"] == [] and s["next_cursor"] is None, "a blast with no tests, whole", s)
+    check("  pkg.shop.checkout  pkg/shop.py:11  conf 0.95 (path 0.95)" in text, "the text indents the caller with its confidences", text)
+    s, text = await call(c, "blast", {"name": "pkg/shop.py"})
+    check(s["target_kind"] == "file" and s["roots"] == 3, "blast of a file starts from its definitions and itself", s)
+    s, _ = await call(c, "blast", {"name": "svc.listenOn", "depth": 1})
+    check([n["qualified_name"] for n in s["nodes"]] == ["svc.listenOn", "svc.ServeInventory"], "blast of the Go function", s["nodes"])
+
     s, text = await call(c, "rank_files", {"query": "the cart total of the items"})
     check(s["files"][0]["path"] == "web/cart.ts", "rank_files ranks web/cart.ts first for a cart question", s["files"])
     s, _ = await call(c, "rank_files", {"query": "inventory server port", "limit": 3})
@@ -445,6 +463,14 @@ async def check_every_tool(c, root, name):
     check(CHECKOUT_SOURCE.strip() in text and "def tax(total):" in text, "pack around checkout holds it and its callee", text)
     s, text = await call(c, "pack", {"path": "svc/inventory.go", "budget_tokens": 800})
     check("func listenOn(port int) int" in text, "pack around a file holds its code", text)
+
+    # The fixture's only commit against the empty tree: every definition is added.
+    s, text = await call(c, "impact", {"rev": "HEAD", "symbols": ["pkg.shop.checkout", "svc.ServeInventory"], "budget_tokens": 3000})
+    added = {x["qualified_name"]: x["change"] for x in s["changed"]}
+    check(added == {"pkg.shop.checkout": "added", "svc.ServeInventory": "added"}, "impact of the first commit adds the definitions asked for", added)
+    check(s["schema"] == "codebase-indexer/impact/1" and "code" not in s["changed"][0], "the structured impact is the analysis without the code", s["changed"][0])
+    check(text.startswith(f"# impact in {name} (") and "def checkout(total):" in text, "the text holds the changed code", text[:300])
+    await call_error(c, "impact", {}, "invalid_argument", ["changes nothing"])
 
     long_lines = (Path(root) / "docs/long.txt").read_text().splitlines(keepends=True)
     s, text = await call(c, "get_file", {"path": "docs/long.txt", "start_line": 3, "end_line": 5})
@@ -631,6 +657,19 @@ async def errors(a):
         await call_error(c, "search", {"query": "checkout", "kind": "spaceship"}, "invalid_argument")
         await call_error(c, "trace_callers", {"qualified_name": "tax", "depth": 11}, "invalid_argument", ["out of range"])
         await call_error(c, "trace_callers", {"qualified_name": "tax", "min_confidence": 2}, "invalid_argument")
+        await call_error(c, "blast", {"name": "tax", "depth": 0}, "invalid_argument", ["depth 0 is out of range"])
+        await call_error(c, "blast", {"name": "tax", "depth": 11}, "invalid_argument", ["use 1 to 10"])
+        await call_error(c, "blast", {"name": "no_such_function"}, "not_found", ["no_such_function"])
+        err = await call_error(c, "blast", {"name": "helper"}, "ambiguous")
+        check(len(err.get("candidates", [])) == 2, "blast lists the candidates of an ambiguous name", err)
+        await call_error(c, "blast", {"qualified_name": "tax"}, "invalid_argument", ["unknown field"])
+        await call_error(c, "impact", {"rev": "HEAD", "staged": True}, "invalid_argument", ["not both"])
+        await call_error(c, "impact", {"rev": "no-such-commit"}, "invalid_argument", ["no-such-commit"])
+        await call_error(c, "impact", {"rev": "--output=/tmp/x"}, "invalid_argument", ["not a revision"])
+        await call_error(c, "impact", {"rev": "HEAD", "weights": [1, 2]}, "invalid_argument", ["four numbers"])
+        await call_error(c, "impact", {"rev": "HEAD", "weights": [1, 2, 3, -1]}, "invalid_argument", ["four numbers"])
+        await call_error(c, "impact", {"rev": "HEAD", "format": "pdf"}, "invalid_argument", ["pdf"])
+        await call_error(c, "impact", {"rev": "HEAD", "depth": 7}, "invalid_argument", ["too deep"])
         await call_error(c, "list_repos", {"x": 1}, "invalid_argument", ["unknown field"])
         await call_error(c, "skeleton", {"mode": "fancy"}, "invalid_argument", ["fancy"])
         await call_error(c, "pack", {}, "invalid_argument", ["exactly one"])
@@ -1013,6 +1052,65 @@ async def registry(a):
         check("fetch_error" not in remote and remote.get("fetched_age_s") is not None, "list_repos shows the fetch", remote)
 
 
+async def impact_and_blast(a):
+    """A change in the work tree: impact shows the changed definition and its context within
+    every budget; blast shows who calls it and the test that reaches it."""
+    root = Path(a.repo[0])
+    async with stdio_client(a, repo_args(a), "auto") as c:
+        s, text = await call(c, "impact", {})
+        changed = {x["qualified_name"]: x for x in s["changed"]}
+        check(set(changed) == {"pkg.shop.tax"} and changed["pkg.shop.tax"]["change"] == "modified", "impact of the work tree: tax is modified", changed)
+        check(s["diff"] == "the work tree against HEAD" and s["files_changed"] == 1, "it compares the work tree with HEAD", (s["diff"], s["files_changed"]))
+        check("return total * 0.25" in text and "-    return total * 0.2\n" in text, "the text holds tax's new code and its diff", text[:800])
+        context = [x["qualified_name"] for x in s["context"]]
+        check("pkg.shop.checkout" in context, "the caller of tax is in the context", context)
+        check(s["budget_tokens"] == 8000 and s["budget"] < 8000, "the default budget is 8000, the renderer's share under it", (s["budget_tokens"], s["budget"]))
+        for budget in (300, 1200):
+            s, text = await call(c, "impact", {"budget_tokens": budget})
+            check("pkg.shop.tax" in [x["qualified_name"] for x in s["changed"]], f"at budget {budget} the changed tax is shown", s["changed"])
+        s, text = await call(c, "impact", {"symbols": ["pkg.shop.tax"], "graph_only": True, "depth": 1, "weights": [1, 0, 0, 0]})
+        check(s["context"] and "return helper(total + tax(total))" not in text, "graph_only gives the analysis without code", text[:400])
+        check(s["weights"] == {"graph": 1.0, "bm25": 0.0, "same_file": 0.0, "cochange": 0.0}, "the weights are the ones asked", s["weights"])
+        s, text = await call(c, "impact", {"format": "json", "budget_tokens": 4000})
+        check(json.loads(text)["schema"] == "codebase-indexer/impact/1", "format json gives the impact's JSON document as the text", text[:200])
+        s, text = await call(c, "impact", {"format": "xml", "budget_tokens": 4000})
+        check(text.lstrip().startswith("<") and "pkg.shop.tax" in text, "format xml gives XML", text[:200])
+        await call_error(c, "impact", {"staged": True}, "invalid_argument", ["changes nothing"])
+        await call_error(c, "impact", {"symbols": ["pkg.shop.checkout"]}, "invalid_argument", ["not changed"])
+
+        s, text = await call(c, "blast", {"name": "pkg.shop.tax", "tests": True})
+        check(
+            [n["qualified_name"] for n in s["nodes"]] == ["pkg.shop.tax", "pkg.shop.checkout", "tests.test_shop.test_checkout"],
+            "blast of tax: checkout, and the test under it",
+            s["nodes"],
+        )
+        check(
+            [(t["qualified_name"], t["reaches"], t["via"]) for t in s["tests"]] == [("tests.test_shop.test_checkout", "pkg.shop.tax", ["pkg.shop.checkout"])],
+            "the test that reaches tax, through checkout",
+            s["tests"],
+        )
+        lines = text.splitlines()
+        check(lines[2] == "tests that reach it (1):" and lines[3].startswith("  tests.test_shop.test_checkout"), "with tests, they come first, after the header and summary", lines[:5])
+        # A small budget: the summary stays, the tree is cut, a cursor continues it.
+        pages = await paged(c, "blast", {"name": "pkg.shop.tax", "budget_tokens": 110})
+        check(len(pages) > 1, f"blast at budget 110 takes {len(pages)} pages", len(pages))
+        shown = [n["qualified_name"] for s, _ in pages for n in s["nodes"]]
+        check(shown == ["pkg.shop.tax", "pkg.shop.checkout", "tests.test_shop.test_checkout"], "the pages hold the tree once, in order", shown)
+        check(all("1 test" in t.splitlines()[1] for _, t in pages), "every page says what the radius holds", [t for _, t in pages])
+        await call_error(c, "blast", {"name": "pkg.shop.tax", "budget_tokens": 20}, "invalid_argument", ["too small"])
+
+        # The edit is seen before the next answer: checkout's new caller joins the tree.
+        with open(root / "pkg/util.py", "a") as f:
+            f.write("\n\nfrom pkg.shop import checkout\n\n\ndef pay(total):\n    return checkout(total)\n")
+
+        async def pay_in_blast():
+            s, _ = await call(c, "blast", {"name": "pkg.shop.tax"})
+            return "pkg.util.pay" in [n["qualified_name"] for n in s["nodes"]]
+
+        _, tries = await wait_for("the new caller is seen", pay_in_blast, 5.0)
+        check(True, f"blast sees a caller added to the tree (call {tries})")
+
+
 SCENARIOS = {
     "tools": tools,
     "budgets": budgets,
@@ -1026,6 +1124,7 @@ SCENARIOS = {
     "multi": multi,
     "artifact": artifact,
     "registry": registry,
+    "impact-and-blast": impact_and_blast,
 }
 
 
