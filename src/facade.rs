@@ -473,10 +473,15 @@ impl Index {
         let root = self.root()?.ok_or_else(|| {
             Error::invalid("impact needs the indexed tree (this index was opened from an artifact)")
         })?;
-        // Git and the tree are read on another thread while the graph loads.
-        let db = self.db.as_deref();
+        let db = self.db.as_deref().ok_or_else(|| {
+            Error::invalid(
+                "impact needs the index's database (this index was opened from an artifact)",
+            )
+        })?;
+        // Git, the tree and the changed definitions' matches are read on another thread
+        // while the graph loads.
         std::thread::scope(|s| {
-            let pending = s.spawn(|| impact::prepare(&root, db, &options.spec));
+            let pending = s.spawn(|| impact::prepare(&root, db, options));
             self.with_graph(|conn, repo| {
                 let prepared = pending
                     .join()

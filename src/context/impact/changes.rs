@@ -10,6 +10,7 @@ use crate::context::defgraph::Repo;
 use crate::context::impact::diff::{FileDiff, Hunk};
 use crate::lang::extract::extract_file;
 use crate::model::{ExtractedNode, FileExtract, NodeKind};
+use rusqlite::{Connection, OptionalExtension};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
@@ -60,7 +61,10 @@ pub struct ChangedSymbol {
     pub diff: String,
     /// Its code on that side (the changed lines, for module-level code).
     pub code: String,
-    /// Its definition in the index, on the side the index holds.
+    /// Its node in the index, on the side the index holds.
+    #[serde(skip)]
+    pub node: Option<i64>,
+    /// That node in the definitions graph (`resolve`).
     #[serde(skip)]
     pub def: Option<usize>,
     pub in_index: bool,
@@ -146,13 +150,12 @@ struct Lone {
 }
 
 /// The changed symbols of `files`, whose sides' texts are `texts[i] = (old, new)`, matched to
-/// the index's definitions in `repo`; in diff order, each file's in source order.
+/// the index's nodes in `index`; in diff order, each file's in source order.
 pub fn changed_symbols(
     files: &[FileDiff],
     texts: &[(Option<String>, Option<String>)],
-    repo: &Repo,
+    index: &IndexFiles,
 ) -> Vec<ChangedSymbol> {
-    let index = IndexLookup::new(repo);
     let mut out = Vec::new();
     let mut deleted: Vec<Lone> = Vec::new();
     let mut added: Vec<Lone> = Vec::new();
@@ -183,7 +186,7 @@ pub fn changed_symbols(
             if f.binary && f.hunks.is_empty() && f.status == super::diff::Status::Modified {
                 continue;
             }
-            out.push(module_level(f, &index, |_, _| true));
+            out.push(module_level(f, index, |_, _| true));
             continue;
         }
         let mut touched_old: Vec<usize> = Vec::new();
@@ -252,7 +255,7 @@ pub fn changed_symbols(
                     || n.zip(new.as_ref())
                         .is_some_and(|(l, (s, _))| s.innermost(l) == 0)
             };
-            module_symbol = Some(module_level(f, &index, outside));
+            module_symbol = Some(module_level(f, index, outside));
         }
         for (o, n) in pairs {
             let old_span = o.zip(old.as_ref()).map(|(i, (s, _))| s.spans[i]);
@@ -280,7 +283,7 @@ pub fn changed_symbols(
             };
             let node = side.ext.nodes[i].clone();
             let (start_line, end_line) = side.spans[i];
-            let def = index
+            let found = index
                 .definition(&side.path, &node.qualified_name, keys[i].1)
                 .or_else(|| {
                     // The index may hold the other side (a diff of commits after the tree's).
@@ -304,8 +307,9 @@ pub fn changed_symbols(
                     .get(node.start_byte as usize..node.end_byte as usize)
                     .unwrap_or_default()
                     .to_string(),
-                in_index: def.is_some(),
-                def,
+                in_index: found.is_some(),
+                node: found,
+                def: None,
             };
             let lone = |symbol| Lone {
                 body: side.body(text, i),
@@ -416,11 +420,11 @@ fn counted(hunks: &[Hunk], keep: impl Fn(Option<u32>, Option<u32>) -> bool) -> (
 /// holds.
 fn module_level(
     f: &FileDiff,
-    index: &IndexLookup,
+    index: &IndexFiles,
     keep: impl Fn(Option<u32>, Option<u32>) -> bool,
 ) -> ChangedSymbol {
     let path = f.path().to_string();
-    let def = index.file_node(&path);
+    let node = index.file_node(&path);
     let (lines_added, lines_removed) = counted(&f.hunks, &keep);
     ChangedSymbol {
         qualified_name: path.clone(),
@@ -433,8 +437,9 @@ fn module_level(
         lines_removed,
         diff: render_hunks(&f.hunks, &keep),
         code: changed_lines(&f.hunks, &keep),
-        in_index: def.is_some(),
-        def,
+        in_index: node.is_some(),
+        node,
+        def: None,
     }
 }
 
@@ -474,37 +479,78 @@ fn changed_lines(hunks: &[Hunk], keep: impl Fn(Option<u32>, Option<u32>) -> bool
     out
 }
 
-/// The index's definitions by file path and qualified name.
-struct IndexLookup<'r> {
-    repo: &'r Repo,
-    files: HashMap<&'r str, usize>,
+/// What the index holds of the files a diff touches: each file's node and its definitions'
+/// nodes, in source order. Read for those files alone, so the diff is mapped onto the index
+/// while the whole definitions graph is still loading.
+pub struct IndexFiles {
+    files: HashMap<String, HeldFile>,
 }
 
-impl<'r> IndexLookup<'r> {
-    fn new(repo: &'r Repo) -> Self {
-        IndexLookup {
-            repo,
-            files: repo
-                .files
-                .iter()
-                .enumerate()
-                .map(|(i, f)| (f.path.as_str(), i))
-                .collect(),
+struct HeldFile {
+    node: Option<i64>,
+    /// (node id, qualified name) in id order: source order.
+    nodes: Vec<(i64, String)>,
+}
+
+impl IndexFiles {
+    /// The index's nodes of `paths`, a path it does not hold left out.
+    pub fn load<'p>(
+        conn: &Connection,
+        paths: impl IntoIterator<Item = &'p str>,
+    ) -> rusqlite::Result<IndexFiles> {
+        let mut file_of = conn.prepare_cached("SELECT id FROM files WHERE path = ?1")?;
+        let mut nodes_of = conn.prepare_cached(
+            "SELECT id, kind, qualified_name FROM nodes WHERE file_id = ?1 ORDER BY id",
+        )?;
+        let mut files = HashMap::new();
+        for path in paths {
+            if files.contains_key(path) {
+                continue;
+            }
+            let Some(id) = file_of
+                .query_row([path], |r| r.get::<_, i64>(0))
+                .optional()?
+            else {
+                continue;
+            };
+            let mut held = HeldFile {
+                node: None,
+                nodes: Vec::new(),
+            };
+            let mut rows = nodes_of.query([id])?;
+            while let Some(r) = rows.next()? {
+                let node: i64 = r.get(0)?;
+                if r.get_ref(1)?.as_str()? == NodeKind::File.as_str() {
+                    held.node = Some(node);
+                }
+                held.nodes.push((node, r.get(2)?));
+            }
+            files.insert(path.to_string(), held);
         }
+        Ok(IndexFiles { files })
     }
 
-    fn file_node(&self, path: &str) -> Option<usize> {
-        self.files.get(path).and_then(|&f| self.repo.files[f].node)
+    fn file_node(&self, path: &str) -> Option<i64> {
+        self.files.get(path).and_then(|f| f.node)
     }
 
-    /// The `k`-th definition of the file at `path` named `qualified_name` (before the index
+    /// The `k`-th node of the file at `path` named `qualified_name` (before the index
     /// numbered repeated names).
-    fn definition(&self, path: &str, qualified_name: &str, k: usize) -> Option<usize> {
-        let &f = self.files.get(path)?;
-        self.repo
-            .defs_of_file(f)
-            .filter(|&d| base_name(&self.repo.defs[d].qualified_name) == qualified_name)
+    fn definition(&self, path: &str, qualified_name: &str, k: usize) -> Option<i64> {
+        self.files
+            .get(path)?
+            .nodes
+            .iter()
+            .filter(|(_, qn)| base_name(qn) == qualified_name)
             .nth(k)
+            .map(|&(id, _)| id)
+    }
+}
+
+/// Fills each symbol's place in the definitions graph `repo` from its node.
+pub fn resolve(changed: &mut [ChangedSymbol], repo: &Repo) {
+    for c in changed {
+        c.def = c.node.and_then(|n| repo.index_of(n));
     }
 }
 

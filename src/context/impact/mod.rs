@@ -20,7 +20,7 @@ use changes::{Change, ChangedSymbol};
 use rusqlite::Connection;
 use serde::Serialize;
 use signals::{Signals, Via, Weights};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 pub use diff::Spec;
@@ -137,29 +137,92 @@ const DROPPED_LISTED: usize = 10;
 /// Callers and callees named per shown definition.
 const NEIGHBORS_LISTED: usize = 6;
 
-/// A diff read from git with the texts of both sides of each file and the history before
-/// it: what an impact needs besides the index, read while the definitions graph loads.
+/// What an impact needs besides the whole definitions graph, read while that graph loads:
+/// the diff from git, the definitions it changes (matched to the index's nodes), their
+/// full-text matches in the index, and the history before the diff.
 pub struct Prepared {
     diff: diff::Diff,
-    texts: Vec<(Option<String>, Option<String>)>,
+    changed: Vec<ChangedSymbol>,
+    /// Nodes similar to the changed code: (node id, BM25 score with the best 1).
+    bm25: Vec<(i64, f64)>,
     history: Vec<store::history::Commit>,
 }
 
-/// Reads the diff of `spec` in the git repository holding `root`, and the history of its
-/// old side: from the cache of the database at `db` when it holds that commit's, otherwise
-/// from git, then cached there (best effort: a database that cannot be written, a read-only
-/// mount or a busy writer, only misses the cache).
-pub fn prepare(root: &Path, db: Option<&Path>, spec: &Spec) -> Result<Prepared> {
-    let diff = diff::read(root, spec)?;
-    if diff.files.is_empty() {
+/// Reads the diff of `opts.spec` in the git repository holding `root` and maps it onto the
+/// index at `db`. The history of the diff's old side comes from the database's cache when
+/// it holds that commit's, otherwise from git, then cached there (best effort: a database
+/// that cannot be written, a read-only mount or a busy writer, only misses the cache).
+pub fn prepare(root: &Path, db: &Path, opts: &Options) -> Result<Prepared> {
+    if opts.budget == 0 {
+        crate::error::invalid!("the budget must be at least 1 token");
+    }
+    let spec = &opts.spec;
+    let d = diff::read(root, spec)?;
+    if d.files.is_empty() {
         crate::error::invalid!("{} changes nothing", spec.describe());
     }
-    let texts = diff::texts(root, &diff.files)?;
+    let texts = diff::texts(root, &d.files)?;
+    let conn = store::open(db, store::Mode::ReadOnly)?;
+    let paths = d
+        .files
+        .iter()
+        .flat_map(|f| [&f.old_path, &f.new_path])
+        .flatten()
+        .map(String::as_str);
+    let index = changes::IndexFiles::load(&conn, paths)?;
+    let mut changed = changes::changed_symbols(&d.files, &texts, &index);
+    let listed = || {
+        let mut l: Vec<&str> = d.files.iter().map(|f| f.path()).take(5).collect();
+        if d.files.len() > 5 {
+            l.push("...");
+        }
+        l.join(", ")
+    };
+    if changed.is_empty() {
+        crate::error::invalid!(
+            "{} changes no code the index holds: {} files ({}), binary, empty or left out of the index",
+            spec.describe(),
+            d.files.len(),
+            listed()
+        );
+    }
+    if !opts.symbols.is_empty() {
+        let wanted: HashSet<&str> = opts.symbols.iter().map(String::as_str).collect();
+        let unknown: Vec<&str> = wanted
+            .iter()
+            .copied()
+            .filter(|w| !changed.iter().any(|c| c.qualified_name == *w))
+            .collect();
+        if !unknown.is_empty() {
+            crate::error::invalid!(
+                "not changed by {}: {} (changed: {})",
+                spec.describe(),
+                unknown.join(", "),
+                changed
+                    .iter()
+                    .map(|c| c.qualified_name.as_str())
+                    .take(20)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        changed.retain(|c| wanted.contains(c.qualified_name.as_str()));
+    }
+    if !changed.iter().any(|c| c.in_index) {
+        crate::error::invalid!(
+            "{} changes only code the index does not hold ({}): run `indexer index` on the tree at the new side",
+            spec.describe(),
+            listed()
+        );
+    }
+    let code: Vec<&str> = changed.iter().map(|c| c.code.as_str()).collect();
+    let bm25 = signals::bm25(&conn, &code)?;
+    drop(conn);
     let limit = signals::HISTORY_COMMITS;
-    let history = match (&diff.base, db) {
-        (None, _) => Vec::new(),
-        (Some(base), None) => diff::history(root, base, limit).unwrap_or_default(),
-        (Some(base), Some(db)) => {
+    // Only what came before the change: the old side's history.
+    let history = match &d.base {
+        None => Vec::new(),
+        Some(base) => {
             let cached = store::open(db, store::Mode::ReadOnly)
                 .and_then(|conn| store::history::cached(&conn, base, limit))
                 .ok()
@@ -177,8 +240,9 @@ pub fn prepare(root: &Path, db: Option<&Path>, spec: &Spec) -> Result<Prepared> 
         }
     };
     Ok(Prepared {
-        diff,
-        texts,
+        diff: d,
+        changed,
+        bm25,
         history,
     })
 }
@@ -190,72 +254,30 @@ pub fn build_in(
     prepared: Prepared,
     opts: &Options,
 ) -> Result<Impact> {
-    if opts.budget == 0 {
-        crate::error::invalid!("the budget must be at least 1 token");
-    }
     let Prepared {
         diff: d,
-        texts,
+        mut changed,
+        bm25,
         history,
     } = prepared;
-    let mut changed = changes::changed_symbols(&d.files, &texts, repo);
-    let listed = || {
-        let mut l: Vec<&str> = d.files.iter().map(|f| f.path()).take(5).collect();
-        if d.files.len() > 5 {
-            l.push("...");
-        }
-        l.join(", ")
-    };
-    if changed.is_empty() {
-        crate::error::invalid!(
-            "{} changes no code the index holds: {} files ({}), binary, empty or left out of the index",
-            opts.spec.describe(),
-            d.files.len(),
-            listed()
-        );
-    }
-    if !opts.symbols.is_empty() {
-        let wanted: HashSet<&str> = opts.symbols.iter().map(String::as_str).collect();
-        let unknown: Vec<&str> = wanted
-            .iter()
-            .copied()
-            .filter(|w| !changed.iter().any(|c| c.qualified_name == *w))
-            .collect();
-        if !unknown.is_empty() {
-            crate::error::invalid!(
-                "not changed by {}: {} (changed: {})",
-                opts.spec.describe(),
-                unknown.join(", "),
-                changed
-                    .iter()
-                    .map(|c| c.qualified_name.as_str())
-                    .take(20)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-        }
-        changed.retain(|c| wanted.contains(c.qualified_name.as_str()));
-    }
-    if !changed.iter().any(|c| c.in_index) {
-        crate::error::invalid!(
-            "{} changes only code the index does not hold ({}): run `indexer index` on the tree at the new side",
-            opts.spec.describe(),
-            listed()
-        );
-    }
-    let candidates = score(conn, repo, &history, &changed, opts)?;
+    changes::resolve(&mut changed, repo);
+    let bm25 = bm25
+        .into_iter()
+        .filter_map(|(node, score)| Some((repo.index_of(node)?, score)))
+        .collect();
+    let candidates = score(repo, &history, &bm25, &changed, opts);
     let scored = candidates.len();
     render(conn, repo, d, changed, candidates, scored, opts)
 }
 
 /// Every candidate, best first.
 fn score(
-    conn: &Connection,
     repo: &Repo,
     history: &[store::history::Commit],
+    bm25: &HashMap<usize, f64>,
     changed: &[ChangedSymbol],
     opts: &Options,
-) -> Result<Vec<Candidate>> {
+) -> Vec<Candidate> {
     let seeds: Vec<usize> = changed.iter().filter_map(|c| c.def).collect();
     let changed_files: HashSet<usize> = seeds.iter().map(|&s| repo.defs[s].file).collect();
     let code_seeds: Vec<usize> = seeds
@@ -264,12 +286,10 @@ fn score(
         .filter(|&s| repo.defs[s].kind != NodeKind::File)
         .collect();
     let graph = signals::graph(repo, &seeds, opts.depth);
-    let code: Vec<&str> = changed.iter().map(|c| c.code.as_str()).collect();
-    let bm25 = signals::bm25(conn, repo, &code)?;
     let paths: Vec<&str> = changed.iter().map(|c| c.path.as_str()).collect();
     let cochange = signals::cochange(history, &paths);
     let mut out: Vec<Candidate> =
-        signals::gather(repo, &seeds, &changed_files, &graph, &bm25, &cochange)
+        signals::gather(repo, &seeds, &changed_files, &graph, bm25, &cochange)
             .into_iter()
             .map(|(def, s, via)| {
                 let dd = &repo.defs[def];
@@ -290,7 +310,7 @@ fn score(
             .filter(|c| !code_seeds.iter().any(|&s| repo.is_within(c.def, s)))
             .collect();
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.def.cmp(&b.def)));
-    Ok(out)
+    out
 }
 
 fn why(repo: &Repo, s: &Signals, via: Option<Via>) -> String {

@@ -124,8 +124,8 @@ pub fn graph(repo: &Repo, seeds: &[usize], depth: usize) -> HashMap<usize, (f64,
     best
 }
 
-/// Full-text similarity to the changed code, the best hit 1.
-pub fn bm25(conn: &Connection, repo: &Repo, changed_code: &[&str]) -> Result<HashMap<usize, f64>> {
+/// Full-text similarity of the index's nodes to the changed code, the best hit 1.
+pub fn bm25(conn: &Connection, changed_code: &[&str]) -> Result<Vec<(i64, f64)>> {
     let mut text = String::new();
     for code in changed_code {
         let room = QUERY_BYTES.saturating_sub(text.len());
@@ -140,20 +140,15 @@ pub fn bm25(conn: &Connection, repo: &Repo, changed_code: &[&str]) -> Result<Has
         text.push('\n');
     }
     let Some(fts) = rank_files::any_word_query(&text) else {
-        return Ok(HashMap::new());
+        return Ok(Vec::new());
     };
     let hits = rank_files::definition_hits(conn, &fts, BM25_HITS)?;
     let top = hits.iter().map(|h| h.score).fold(0.0, f64::max);
-    let mut out = HashMap::new();
-    if top > 0.0 {
-        for h in hits {
-            if let Some(d) = repo.index_of(h.node) {
-                let s = out.entry(d).or_insert(0.0);
-                *s = f64::max(*s, h.score / top);
-            }
-        }
+    if top <= 0.0 {
+        return Ok(Vec::new());
     }
-    Ok(out)
+    // A node is one full-text row: one hit each.
+    Ok(hits.into_iter().map(|h| (h.node, h.score / top)).collect())
 }
 
 /// For each file path, how often it changed with one of `changed` (the best of them): the
