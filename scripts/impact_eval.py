@@ -22,6 +22,7 @@ all. GIT_DIR may be a bare mirror (`fetch`) or a checkout.
 
 import argparse
 import gzip
+import heapq
 import json
 import os
 import shutil
@@ -50,10 +51,10 @@ def git(repo, *args):
 
 
 def history(repo, limit):
-    """(commit, [paths]) for first-parent non-merge commits, newest first. From the raw
+    """(commit, [paths]) for non-merge commits, newest first. From the raw
     listing, which needs no file contents: a snapshot may lack its largest blobs."""
     out = git(
-        repo, "log", "--no-merges", "--first-parent", "--no-renames", f"-n{limit}",
+        repo, "log", "--no-merges", "--no-renames", f"-n{limit}",
         "--raw", "--no-abbrev", "--format=@%H",
     )
     commits = []
@@ -128,12 +129,12 @@ def collect(args):
                     continue
                 changed = whole["changed"]
                 names = [c["qualified_name"] for c in changed]
-                answers = [
+                answers = list(dict.fromkeys(
                     key(c) for c in changed
                     if c["in_index"] and c["kind"] != "file"
                     and c["change"] in ("modified", "deleted")
-                ]
-                if not 2 <= len(set(answers)) <= 20:
+                ))
+                if not 2 <= len(answers) <= 20:
                     continue
                 kept += 1
                 anchors = [a for a in answers if names.count(a[1]) == 1]
@@ -189,22 +190,29 @@ def load():
     queries = []
     for f in sorted(OUT.glob("*.jsonl.gz")):
         with gzip.open(f, "rt") as fh:
-            queries.extend(json.loads(line) for line in fh)
+            try:
+                for line in fh:
+                    queries.append(json.loads(line))
+            except (EOFError, json.JSONDecodeError):
+                print(f"{f.name}: cut short (still being collected?)", file=sys.stderr)
     return queries
 
 
 def recalls(q, w):
-    """Recall@k of q's answers under weights w; ties in the neutral order (path, line)."""
-    targets = {tuple(t) for t in q["targets"]}
-    ranked = sorted(
-        (c for c in q["candidates"] if any(c[3 + i] > 0 and w[i] > 0 for i in range(4))),
-        key=lambda c: (-sum(w[i] * c[3 + i] for i in range(4)), c[0], c[2]),
-    )
-    out = []
-    for k in KS:
-        hit = sum(1 for c in ranked[:k] if (c[0], c[1]) in targets)
-        out.append(hit / len(targets))
-    return out
+    """Recall@k of q's answers under weights w; ties in the neutral order (path, line), the
+    order `prune` left the candidates in. A candidate no weighted signal reaches is not
+    ranked, as in the tool."""
+    if "_vectors" not in q:
+        targets = {tuple(t) for t in q["targets"]}
+        q["_answers"] = len(targets)
+        q["_vectors"] = [(c[3], c[4], c[5], c[6], (c[0], c[1]) in targets) for c in q["candidates"]]
+    g, b, s, c = w
+    scored = [
+        (g * vg + b * vb + s * vs + c * vc, -i, hit)
+        for i, (vg, vb, vs, vc, hit) in enumerate(q["_vectors"])
+    ]
+    top = heapq.nlargest(max(KS), (x for x in scored if x[0] > 0))
+    return [sum(1 for x in top[:k] if x[2]) / q["_answers"] for k in KS]
 
 
 def grid():

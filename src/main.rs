@@ -410,7 +410,7 @@ struct ImpactArgs {
 
 fn parse_weights(text: &str) -> Result<Weights, String> {
     Weights::parse(text)
-        .ok_or_else(|| format!("{text:?}: give four weights of 0 or more, e.g. 0.4,0.3,0.2,0.1"))
+        .ok_or_else(|| format!("{text:?}: give four weights of 0 or more, e.g. 0.6,0.2,0.1,0.1"))
 }
 
 #[derive(Args)]

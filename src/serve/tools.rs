@@ -212,7 +212,7 @@ struct ImpactArgs {
     format: Option<String>,
     /// The analysis only: the changed definitions and the scored ones, without code.
     graph_only: Option<bool>,
-    /// Weights of the graph, text, same-file and co-change signals, four numbers of 0 or more (default [0.4, 0.3, 0.2, 0.1]).
+    /// Weights of the graph, text, same-file and co-change signals, four numbers of 0 or more (default [0.6, 0.2, 0.1, 0.1]).
     weights: Option<Vec<f64>>,
     repo: Option<String>,
     /// Tokens the answer may take (default 8000).
@@ -1207,7 +1207,7 @@ fn impact_weights(w: &[f64]) -> Result<impact::signals::Weights> {
             })
         }
         _ => Err(Error::invalid(format!(
-            "weights {w:?}: give four numbers of 0 or more, [graph, text, same_file, cochange], e.g. [0.4, 0.3, 0.2, 0.1]"
+            "weights {w:?}: give four numbers of 0 or more, [graph, text, same_file, cochange], e.g. [0.6, 0.2, 0.1, 0.1]"
         ))),
     }
 }
