@@ -40,7 +40,7 @@ CODE = {
 }
 SIGNALS = ("graph", "bm25", "same_file", "cochange")
 KS = (10, 20)
-# The blend whose figures the README gives besides the validated one: the defaults.
+# Weights are searched on a grid of steps of 1/GRID_STEP over the simplex.
 GRID_STEP = 10
 
 

@@ -221,19 +221,19 @@ pub fn blast(conn: &Connection, opts: &Options) -> Result<Blast> {
     for &id in &order {
         facts.insert(id, facts_of(conn, id)?);
     }
-    let key = |id: &i64| {
-        let p = &placed[id];
-        (
-            p.depth,
-            std::cmp::Reverse(Confidence(p.path_confidence)),
-            &facts[id].qualified_name,
-            *id,
-        )
+    // Nearest first, then the most confident path, then by name.
+    let by_place = |a: &i64, b: &i64| {
+        let (pa, pb) = (&placed[a], &placed[b]);
+        pa.depth
+            .cmp(&pb.depth)
+            .then(pb.path_confidence.total_cmp(&pa.path_confidence))
+            .then_with(|| facts[a].qualified_name.cmp(&facts[b].qualified_name))
+            .then(a.cmp(b))
     };
     // What the tree keeps: every root (they sort first), then the nearest and most
     // confident callers, so a kept caller's callee (one hop nearer) is always kept.
     let mut ranked = order.clone();
-    ranked.sort_by(|a, b| key(a).cmp(&key(b)));
+    ranked.sort_by(by_place);
     let kept: std::collections::HashSet<i64> = ranked
         .iter()
         .take(roots.len() + MAX_NODES)
@@ -252,7 +252,7 @@ pub fn blast(conn: &Connection, opts: &Options) -> Result<Blast> {
         .copied()
         .filter(|id| !is_file || children.contains_key(id))
         .collect();
-    shown_roots.sort_by(|a, b| key(a).cmp(&key(b)));
+    shown_roots.sort_by(by_place);
 
     let mut nodes = Vec::new();
     let mut index_of: HashMap<i64, usize> = HashMap::new();
@@ -288,8 +288,8 @@ pub fn blast(conn: &Connection, opts: &Options) -> Result<Blast> {
         .map(|&id| test_reach(id, &placed, &facts))
         .collect();
     tests.sort_by(|a, b| {
-        Confidence(b.path_confidence)
-            .cmp(&Confidence(a.path_confidence))
+        b.path_confidence
+            .total_cmp(&a.path_confidence)
             .then_with(|| a.qualified_name.cmp(&b.qualified_name))
     });
     let tests_left_out = tests.len().saturating_sub(MAX_NODES);
@@ -442,24 +442,6 @@ fn test_reach(id: i64, placed: &HashMap<i64, Placed>, facts: &HashMap<i64, Facts
         path_confidence: placed[&id].path_confidence,
         reaches: facts[&reaches].qualified_name.clone(),
         via,
-    }
-}
-
-/// A confidence as a sort key (they are never NaN: edges store values from 0 to 1).
-#[derive(Clone, Copy, PartialEq)]
-struct Confidence(f64);
-
-impl Eq for Confidence {}
-
-impl PartialOrd for Confidence {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Confidence {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0)
     }
 }
 

@@ -1195,21 +1195,11 @@ fn impact(served: &Served, a: ImpactArgs) -> Result<Answer> {
 
 /// `[graph, text, same_file, cochange]`, each finite and 0 or more.
 fn impact_weights(w: &[f64]) -> Result<impact::signals::Weights> {
-    match w {
-        [graph, bm25, same_file, cochange]
-            if w.iter().all(|x| x.is_finite() && *x >= 0.0) =>
-        {
-            Ok(impact::signals::Weights {
-                graph: *graph,
-                bm25: *bm25,
-                same_file: *same_file,
-                cochange: *cochange,
-            })
-        }
-        _ => Err(Error::invalid(format!(
+    impact::signals::Weights::from_slice(w).ok_or_else(|| {
+        Error::invalid(format!(
             "weights {w:?}: give four numbers of 0 or more, [graph, text, same_file, cochange], e.g. [0.6, 0.2, 0.1, 0.1]"
-        ))),
-    }
+        ))
+    })
 }
 
 /// Where a repository's pack stands after the packs a cursor stands for.

@@ -2,10 +2,10 @@
 //! and path confidences, the tests that reach the target, the unresolved sites naming a
 //! reached definition, depth and confidence cut-offs, a file as the target, and the errors.
 
-use crate::common::{options, write_tree};
+use crate::common::{indexer, json, options, write_tree};
 use codebase_indexer::{Blast, BlastOptions, Error, Index};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// A chain of callers across files: tax <- checkout <- handle <- (serve, the test);
 /// tax <- Ledger.settle_books (import) <- nightly (a method guessed by its unique name, 0.5);
@@ -41,24 +41,6 @@ const SHOP: &[(&str, &str)] = &[
         "from pkg.api import handle\n\n\ndef test_handle():\n    assert handle(10) == 12\n",
     ),
 ];
-
-fn indexer(cache: &Path, cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_indexer"))
-        .args(args)
-        .current_dir(cwd)
-        .env("XDG_CACHE_HOME", cache)
-        .output()
-        .expect("run indexer")
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON document on stdout")
-}
 
 fn text(out: &Output) -> String {
     assert!(

@@ -2,26 +2,6 @@
 //! runs: tests/crash.rs).
 
 use crate::common::*;
-use std::path::Path;
-use std::process::{Command, Output};
-
-fn indexer(cache: &Path, cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_indexer"))
-        .args(args)
-        .current_dir(cwd)
-        .env("XDG_CACHE_HOME", cache)
-        .output()
-        .expect("run indexer")
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON document on stdout")
-}
 
 fn fixture() -> tempfile::TempDir {
     let repo = tempfile::tempdir().unwrap();

@@ -149,10 +149,8 @@ pub struct Prepared {
     history: Vec<store::history::Commit>,
 }
 
-/// Reads the diff of `opts.spec` in the git repository holding `root` and maps it onto the
-/// index at `db`. The history of the diff's old side comes from the database's cache when
-/// it holds that commit's, otherwise from git, then cached there (best effort: a database
-/// that cannot be written, a read-only mount or a busy writer, only misses the cache).
+/// Reads the diff of `opts.spec` in the git repository holding `root`, maps it onto the
+/// index at `db`, and reads the history of its old side (`history_of`).
 pub fn prepare(root: &Path, db: &Path, opts: &Options) -> Result<Prepared> {
     if opts.budget == 0 {
         crate::error::invalid!("the budget must be at least 1 token");
@@ -218,27 +216,10 @@ pub fn prepare(root: &Path, db: &Path, opts: &Options) -> Result<Prepared> {
     }
     let code: Vec<&str> = changed.iter().map(|c| c.code.as_str()).collect();
     let bm25 = signals::bm25(&conn, &code)?;
-    drop(conn);
-    let limit = signals::HISTORY_COMMITS;
     // Only what came before the change: the old side's history.
     let history = match &d.base {
+        Some(base) => history_of(root, db, &conn, base),
         None => Vec::new(),
-        Some(base) => {
-            let cached = store::open(db, store::Mode::ReadOnly)
-                .and_then(|conn| store::history::cached(&conn, base, limit))
-                .ok()
-                .flatten();
-            match cached {
-                Some(h) => h,
-                None => {
-                    let h = diff::history(root, base, limit).unwrap_or_default();
-                    if !h.is_empty() {
-                        let _ = store::history::save(db, base, limit, &h);
-                    }
-                    h
-                }
-            }
-        }
     };
     Ok(Prepared {
         diff: d,
@@ -246,6 +227,26 @@ pub fn prepare(root: &Path, db: &Path, opts: &Options) -> Result<Prepared> {
         bm25,
         history,
     })
+}
+
+/// The co-change history of commit `base`: the database's cached copy when it holds that
+/// commit's, otherwise read from git and cached (best effort: a database that cannot be
+/// written, a read-only mount or a busy writer, only misses the cache).
+fn history_of(
+    root: &Path,
+    db: &Path,
+    conn: &Connection,
+    base: &str,
+) -> Vec<store::history::Commit> {
+    let limit = signals::HISTORY_COMMITS;
+    if let Ok(Some(h)) = store::history::cached(conn, base, limit) {
+        return h;
+    }
+    let h = diff::history(root, base, limit).unwrap_or_default();
+    if !h.is_empty() {
+        let _ = store::history::save(db, base, limit, &h);
+    }
+    h
 }
 
 /// The impact of `prepared` on the index `conn` and its whole definitions graph `repo`.

@@ -36,26 +36,28 @@ pub struct Weights {
 }
 
 impl Weights {
-    /// Graph, BM25, same file, co-change.
+    /// Graph, BM25, same file, co-change, comma-separated.
     pub fn parse(text: &str) -> Option<Weights> {
         let v: Vec<f64> = text
             .split(',')
-            .map(|p| {
-                p.trim()
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|w| w.is_finite() && *w >= 0.0)
-            })
+            .map(|p| p.trim().parse::<f64>().ok())
             .collect::<Option<_>>()?;
-        let [graph, bm25, same_file, cochange] = v[..] else {
-            return None;
-        };
-        Some(Weights {
-            graph,
-            bm25,
-            same_file,
-            cochange,
-        })
+        Weights::from_slice(&v)
+    }
+
+    /// Graph, BM25, same file, co-change: four numbers, each finite and 0 or more.
+    pub fn from_slice(v: &[f64]) -> Option<Weights> {
+        match *v {
+            [graph, bm25, same_file, cochange] if v.iter().all(|w| w.is_finite() && *w >= 0.0) => {
+                Some(Weights {
+                    graph,
+                    bm25,
+                    same_file,
+                    cochange,
+                })
+            }
+            _ => None,
+        }
     }
 
     pub fn blend(&self, s: &Signals) -> f64 {

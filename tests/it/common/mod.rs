@@ -119,3 +119,23 @@ pub fn paths(db: &Path) -> Vec<String> {
         })
         .collect()
 }
+
+/// Runs the `indexer` binary in `cwd` with its cache (projects' databases) under `cache`.
+pub fn indexer(cache: &Path, cwd: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_indexer"))
+        .args(args)
+        .current_dir(cwd)
+        .env("XDG_CACHE_HOME", cache)
+        .output()
+        .expect("run indexer")
+}
+
+/// The JSON document a successful run printed.
+pub fn json(out: &std::process::Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON document on stdout")
+}
