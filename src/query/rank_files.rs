@@ -18,7 +18,7 @@ use crate::lang;
 use crate::store::writer::FLAG_TEST;
 use crate::text::split_identifier;
 use anyhow::Result;
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 
@@ -156,6 +156,43 @@ pub fn any_word_query(query: &str) -> Option<String> {
     words(query, false, |w| {
         terms.insert(w.to_string());
     });
+    or_query(&terms)
+}
+
+/// `any_word_query` without the words at least half the definitions hold. BM25 gives those
+/// no weight (FTS5 floors the IDF of a term that common at 1e-6), but scoring every row that
+/// holds one is most of a long query's time: `def` is in 62% of Django's definitions, and
+/// the query made of three changed functions runs in 48 ms instead of 105 without it. For
+/// long queries (code): looking up each word's frequency costs about 0.1 ms a word.
+pub fn weighted_word_query(conn: &Connection, query: &str) -> Result<Option<String>> {
+    let mut terms = BTreeSet::new();
+    words(query, false, |w| {
+        terms.insert(w.to_string());
+    });
+    if terms.is_empty() {
+        return Ok(None);
+    }
+    crate::store::attach_fts_vocabulary(conn)?;
+    let rows: i64 = conn.query_row("SELECT count(*) FROM nodes", [], |r| r.get(0))?;
+    let mut rows_with = conn.prepare_cached(&format!(
+        "SELECT doc FROM temp.{} WHERE term = ?1",
+        crate::store::FTS_VOCABULARY
+    ))?;
+    let mut weightless = Vec::new();
+    for t in &terms {
+        // A word the vocabulary does not hold as written (the tokenizer may fold it) stays.
+        let n: Option<i64> = rows_with.query_row([t], |r| r.get(0)).optional()?;
+        if n.is_some_and(|n| 2 * n >= rows) {
+            weightless.push(t.clone());
+        }
+    }
+    for t in &weightless {
+        terms.remove(t);
+    }
+    Ok(or_query(&terms))
+}
+
+fn or_query(terms: &BTreeSet<String>) -> Option<String> {
     if terms.is_empty() {
         return None;
     }
@@ -298,6 +335,64 @@ pub fn looks_like_identifier(word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::{self, RunOptions};
+    use crate::store::{self, Mode};
+
+    /// Ten functions whose signatures all hold `amount`, one that also holds `refund`.
+    fn ledger() -> (tempfile::TempDir, Connection) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        std::fs::create_dir_all(&root).unwrap();
+        let mut code: String = (0..10)
+            .map(|i| format!("def entry_{i}(amount):\n    return amount + {i}\n\n"))
+            .collect();
+        code.push_str("def refund_amount(amount, refund):\n    return amount - refund\n");
+        std::fs::write(root.join("ledger.py"), code).unwrap();
+        let db = dir.path().join("index.db");
+        index::run(&RunOptions {
+            root: root.canonicalize().unwrap(),
+            db: db.clone(),
+            project: "fixture".into(),
+            excludes: Vec::new(),
+            max_file_bytes: crate::IndexOptions::DEFAULT_MAX_FILE_BYTES,
+            include_env: false,
+            jobs: 1,
+            rebuild: false,
+            min_confidence: 0.0,
+            fuzzy_limit: crate::IndexOptions::DEFAULT_FUZZY_LIMIT,
+            artifact_level: None,
+            progress: None,
+        })
+        .unwrap();
+        let conn = store::open(&db, Mode::ReadOnly).unwrap();
+        (dir, conn)
+    }
+
+    #[test]
+    fn words_most_definitions_hold_are_left_out_and_the_ranking_stays() {
+        let (_dir, conn) = ledger();
+        let text = "amount refund café";
+        let all = any_word_query(text).unwrap();
+        let weighted = weighted_word_query(&conn, text).unwrap().unwrap();
+        assert_eq!(all, "\"amount\" OR \"café\" OR \"refund\"");
+        // `amount` is in 11 of the 12 rows (the file node lacks it); a word the vocabulary
+        // does not hold as written stays.
+        assert_eq!(weighted, "\"café\" OR \"refund\"");
+        // On a read-only connection, which stays read-only.
+        assert!(conn.execute_batch("CREATE TABLE t(x)").is_err());
+        let names = |q: &str| -> Vec<(String, i64)> {
+            definition_hits(&conn, q, 5)
+                .unwrap()
+                .into_iter()
+                .map(|h| (h.qualified_name, (h.score * 1000.0).round() as i64))
+                .collect()
+        };
+        let best = names(&weighted);
+        assert_eq!(best[0].0, "ledger.refund_amount");
+        assert_eq!(best, names(&all)[..best.len()]);
+        // Nothing but common words: no query at all.
+        assert_eq!(weighted_word_query(&conn, "amount").unwrap(), None);
+    }
 
     #[test]
     fn stopwords_are_sorted_for_binary_search() {

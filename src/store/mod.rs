@@ -337,6 +337,27 @@ pub fn set_meta(conn: &Connection, key: &str, value: &str) -> Result<()> {
     Ok(())
 }
 
+/// The temporary table through which a connection reads the full-text index's vocabulary:
+/// each term and how many definitions hold it.
+pub const FTS_VOCABULARY: &str = "nodes_fts_vocabulary";
+
+/// Makes `FTS_VOCABULARY` on `conn` if it lacks it. It lives in the connection's temporary
+/// schema, so a read-only connection may make it: its guard against writes is lifted for
+/// that statement alone.
+pub fn attach_fts_vocabulary(conn: &Connection) -> Result<()> {
+    let query_only: bool = conn.query_row("PRAGMA query_only", [], |r| r.get(0))?;
+    conn.execute_batch("PRAGMA query_only = OFF")?;
+    let made = conn.execute_batch(&format!(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.{FTS_VOCABULARY} \
+         USING fts5vocab(main, nodes_fts, row)"
+    ));
+    if query_only {
+        conn.execute_batch("PRAGMA query_only = ON")?;
+    }
+    made?;
+    Ok(())
+}
+
 /// Opens (creating it if need be) a file that only serves to be locked; its content is
 /// never touched.
 pub fn open_lock_file(path: &Path) -> std::io::Result<std::fs::File> {

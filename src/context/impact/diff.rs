@@ -211,20 +211,25 @@ pub fn read(root: &Path, spec: &Spec) -> Result<Diff> {
         "--relative".into(),
     ];
     common.extend(args);
-    let raw_args: Vec<String> = common
-        .iter()
-        .cloned()
-        .chain(["--raw", "-z", "--no-abbrev"].map(String::from))
-        .collect();
-    let raw = git_bytes(root, &raw_args)?;
-    let mut files = parse_raw(&raw)?;
-    let patch_args: Vec<String> = common
-        .iter()
-        .cloned()
-        .chain(["--patch", "--unified=3"].map(String::from))
-        .collect();
-    let patch = git_bytes(root, &patch_args)?;
-    let sections = parse_patch(&String::from_utf8_lossy(&patch));
+    common.extend(["--raw", "-z", "--no-abbrev", "--patch", "--unified=3"].map(String::from));
+    // The untracked files are listed meanwhile: both gits spend their time reading the tree.
+    let (out, untracked) = std::thread::scope(|s| {
+        let others = (*spec == Spec::Worktree).then(|| s.spawn(|| untracked(root)));
+        let out = git_bytes(root, &common);
+        let others = others.map(|h| {
+            h.join()
+                .unwrap_or_else(|_| Err(anyhow::anyhow!("listing untracked files failed")))
+        });
+        (out, others)
+    });
+    let out = out?;
+    // The raw listing's records end in NUL, and an empty one ends it; the patch follows.
+    let (raw, patch) = match out.windows(2).position(|w| w == b"\0\0") {
+        Some(at) => (&out[..at + 1], &out[at + 2..]),
+        None => (&out[..], &[][..]),
+    };
+    let mut files = parse_raw(raw)?;
+    let sections = parse_patch(&String::from_utf8_lossy(patch));
     if sections.len() != files.len() {
         bail!(
             "git listed {} changed files but its patch has {}",
@@ -236,8 +241,8 @@ pub fn read(root: &Path, spec: &Spec) -> Result<Diff> {
         f.binary = binary;
         f.hunks = hunks;
     }
-    if *spec == Spec::Worktree {
-        files.extend(untracked(root)?);
+    if let Some(untracked) = untracked {
+        files.extend(untracked?);
     }
     for f in &mut files {
         // The work tree's side has no blob id (git prints zeros).

@@ -141,7 +141,7 @@ pub fn bm25(conn: &Connection, changed_code: &[&str]) -> Result<Vec<(i64, f64)>>
         text.push_str(&code[..end]);
         text.push('\n');
     }
-    let Some(fts) = rank_files::any_word_query(&text) else {
+    let Some(fts) = rank_files::weighted_word_query(conn, &text)? else {
         return Ok(Vec::new());
     };
     let hits = rank_files::definition_hits(conn, &fts, BM25_HITS)?;
