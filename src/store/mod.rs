@@ -322,6 +322,15 @@ pub fn restore_triggers(conn: &Connection, deferred: &Deferred) -> Result<()> {
     Ok(())
 }
 
+/// Every indexed file's path, relative to the indexed folder.
+pub fn file_paths(conn: &Connection) -> Result<Vec<String>> {
+    let mut q = conn.prepare_cached("SELECT path FROM files")?;
+    let paths = q
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(paths)
+}
+
 pub fn get_meta(conn: &Connection, key: &str) -> Result<Option<String>> {
     Ok(conn
         .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))

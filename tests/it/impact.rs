@@ -256,10 +256,29 @@ fn staged_and_work_tree_diffs_differ() {
     let mut n = names(&work);
     n.sort();
     assert_eq!(n, vec!["pkg.report.summary", "pkg.shop.compute"]);
-    // An untracked file is part of the work tree's changes.
-    write_tree(&root, &[("pkg/extra.py", "def extra():\n    return 1\n")]);
+    // An untracked file is part of the work tree's changes, unless git ignores it: here
+    // through the repository's `core.excludesFile`, which the index's walk does not read.
+    write_tree(
+        &root,
+        &[
+            ("pkg/extra.py", "def extra():\n    return 1\n"),
+            ("pkg/scratch.py", "def scratch():\n    return 2\n"),
+            ("../excludes", "scratch.py\n"),
+        ],
+    );
+    let excludes = dir.path().join("excludes");
+    git(
+        &root,
+        &["config", "core.excludesFile", excludes.to_str().unwrap()],
+    );
     let work = impact(&root, &db, DiffSpec::Worktree).unwrap();
     assert_eq!(change_of(&work, "pkg.extra.extra"), &Change::Added);
+    assert!(
+        !names(&work).contains(&"pkg.scratch.scratch"),
+        "{:?}",
+        names(&work)
+    );
+    assert_eq!(work.files_changed, 3, "shop.py, report.py and extra.py");
 }
 
 #[test]

@@ -9,10 +9,10 @@
 
 use crate::error::Error;
 use anyhow::{bail, Context, Result};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 
 /// git's empty tree: the old side of a repository's first commit.
 const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -155,18 +155,40 @@ pub struct Diff {
     pub files: Vec<FileDiff>,
 }
 
-/// Reads the diff of `spec` from git.
-pub fn read(root: &Path, spec: &Spec) -> Result<Diff> {
-    let top = git(root, &["rev-parse", "--show-toplevel"]).map_err(|_| {
-        Error::invalid(format!(
-            "{} is not in a git repository (impact reads its changes from git)",
+/// Reads the diff of `spec` from git. `indexed` lists the files the index holds (paths
+/// relative to `root`): for the work tree, those git does not track and does not ignore are
+/// its untracked files. Asking the index instead of git to list them spares git a walk of
+/// every folder (on Django that listing costs twice the diff), and a file the index leaves
+/// out holds no definition an impact could start from. Only when nothing else changed does
+/// git list them, so that the answer can say what the change holds.
+pub fn read(root: &Path, spec: &Spec, indexed: &[String]) -> Result<Diff> {
+    // The top of the work tree and HEAD's commit in one call: git prints the top, then the
+    // commit, and fails with 1 when there is no commit yet.
+    let (status, out) = git_piped(
+        root,
+        &[
+            "rev-parse",
+            "--show-toplevel",
+            "--verify",
+            "--quiet",
+            "HEAD^{commit}",
+        ],
+        Vec::new(),
+    )?;
+    let out = String::from_utf8_lossy(&out);
+    let mut lines = out.lines();
+    let in_work_tree = lines.next().is_some_and(|top| !top.trim().is_empty());
+    if !in_work_tree || !matches!(status.code(), Some(0 | 1)) {
+        return Err(Error::invalid(format!(
+            "{} is not in a git repository's work tree (impact reads its changes from git)",
             root.display()
         ))
-    })?;
-    if top.trim().is_empty() {
-        return Err(Error::invalid(format!("{} is not in a git work tree", root.display())).into());
+        .into());
     }
-    let head = commit_of(root, "HEAD").ok();
+    let head = lines
+        .next()
+        .map(|c| c.trim().to_string())
+        .filter(|c| status.success() && !c.is_empty());
     let (base, new, args): (Option<String>, Option<String>, Vec<String>) = match spec {
         Spec::Worktree => {
             let old = head.clone().unwrap_or_else(|| EMPTY_TREE.into());
@@ -212,9 +234,9 @@ pub fn read(root: &Path, spec: &Spec) -> Result<Diff> {
     ];
     common.extend(args);
     common.extend(["--raw", "-z", "--no-abbrev", "--patch", "--unified=3"].map(String::from));
-    // The untracked files are listed meanwhile: both gits spend their time reading the tree.
+    // The untracked files are found meanwhile.
     let (out, untracked) = std::thread::scope(|s| {
-        let others = (*spec == Spec::Worktree).then(|| s.spawn(|| untracked(root)));
+        let others = (*spec == Spec::Worktree).then(|| s.spawn(|| untracked(root, indexed)));
         let out = git_bytes(root, &common);
         let others = others.map(|h| {
             h.join()
@@ -242,7 +264,13 @@ pub fn read(root: &Path, spec: &Spec) -> Result<Diff> {
         f.hunks = hunks;
     }
     if let Some(untracked) = untracked {
-        files.extend(untracked?);
+        let mut untracked = untracked?;
+        if files.is_empty() && untracked.is_empty() {
+            // Nothing the index holds changed: git's own listing says whether untracked
+            // files the index leaves out did, so that the answer names them.
+            untracked = untracked_listed(root)?;
+        }
+        files.extend(untracked.into_iter().filter_map(|p| added(root, p)));
     }
     for f in &mut files {
         // The work tree's side has no blob id (git prints zeros).
@@ -301,33 +329,12 @@ fn cat_blobs(root: &Path, ids: &[&str]) -> Result<HashMap<String, Vec<u8>>> {
     if ids.is_empty() {
         return Ok(out);
     }
-    let mut child = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(["cat-file", "--batch"])
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .with_context(|| "cannot run git (is it installed?)".to_string())?;
     let mut request = String::new();
     for id in ids {
         request.push_str(id);
         request.push('\n');
     }
-    let mut stdin = child.stdin.take().expect("stdin is piped");
-    // Written from another thread: git answers while it reads, and a full pipe both ways
-    // would otherwise stall.
-    let writer = std::thread::spawn(move || stdin.write_all(request.as_bytes()));
-    let mut answer = Vec::new();
-    child
-        .stdout
-        .take()
-        .expect("stdout is piped")
-        .read_to_end(&mut answer)?;
-    let _ = writer.join();
-    child.wait()?;
+    let (_, answer) = git_piped(root, &["cat-file", "--batch"], request.into_bytes())?;
     // `<id> <type> <size>\n<content>\n` per blob, `<id> missing\n` for one git lacks.
     let mut at = 0;
     for id in ids {
@@ -511,47 +518,82 @@ fn hunk_starts(rest: &str) -> Option<(u32, u32)> {
     Some((start(old)?, start(new)?))
 }
 
-/// Untracked files that are not ignored, as added files of the work tree.
-fn untracked(root: &Path) -> Result<Vec<FileDiff>> {
+/// The files of `indexed` that git neither tracks nor ignores.
+fn untracked(root: &Path, indexed: &[String]) -> Result<Vec<String>> {
+    let tracked = git_bytes(root, &["ls-files", "-z"].map(String::from))?;
+    let tracked: HashSet<&[u8]> = tracked.split(|&b| b == 0).collect();
+    let candidates: Vec<&String> = indexed
+        .iter()
+        // The index's own artifact, written into the tree before it is committed.
+        .filter(|p| !p.starts_with(crate::store::artifact::DIR))
+        .filter(|p| !tracked.contains(p.as_bytes()))
+        .collect();
+    if candidates.is_empty() {
+        return Ok(Vec::new());
+    }
+    // What git ignores (its global excludes too, which the index's walk does not read).
+    let mut request = Vec::new();
+    for p in &candidates {
+        request.extend_from_slice(p.as_bytes());
+        request.push(0);
+    }
+    let (status, ignored) = git_piped(root, &["check-ignore", "-z", "--stdin"], request)?;
+    // 1: none of them is ignored.
+    if !matches!(status.code(), Some(0 | 1)) {
+        bail!("git check-ignore failed");
+    }
+    let ignored: HashSet<&[u8]> = ignored.split(|&b| b == 0).collect();
+    Ok(candidates
+        .into_iter()
+        .filter(|p| !ignored.contains(p.as_bytes()))
+        .cloned()
+        .collect())
+}
+
+/// Every untracked file git does not ignore, as git lists them (walking the tree).
+fn untracked_listed(root: &Path) -> Result<Vec<String>> {
     let out = git_bytes(
         root,
         &["ls-files", "--others", "--exclude-standard", "-z"].map(String::from),
     )?;
-    let mut files = Vec::new();
-    for p in out.split(|&b| b == 0).filter(|p| !p.is_empty()) {
-        let path = String::from_utf8_lossy(p).into_owned();
+    Ok(out
+        .split(|&b| b == 0)
+        .filter(|p| !p.is_empty())
+        .map(|p| String::from_utf8_lossy(p).into_owned())
         // The index's own artifact, written into the tree before it is committed.
-        if path.starts_with(crate::store::artifact::DIR) {
-            continue;
-        }
-        let bytes = std::fs::read(root.join(&path)).unwrap_or_default();
-        let binary = bytes.contains(&0) || std::str::from_utf8(&bytes).is_err();
-        let hunks = if binary || bytes.is_empty() {
-            Vec::new()
-        } else {
-            let text = String::from_utf8_lossy(&bytes);
-            let lines: Vec<String> = text.lines().map(|l| format!("+{l}")).collect();
-            let n = lines.len() as u32;
-            vec![Hunk {
-                header: format!("@@ -0,0 +1,{n} @@"),
-                lines,
-                removed: Vec::new(),
-                added: (1..=n).collect(),
-                old_start: 1,
-                new_start: 1,
-            }]
-        };
-        files.push(FileDiff {
-            status: Status::Added,
-            old_path: None,
-            new_path: Some(path),
-            old_blob: None,
-            new_blob: None,
-            binary,
-            hunks,
-        });
-    }
-    Ok(files)
+        .filter(|p| !p.starts_with(crate::store::artifact::DIR))
+        .collect())
+}
+
+/// Untracked file `path` as an added file of the work tree; `None` if it cannot be read
+/// (gone since it was listed).
+fn added(root: &Path, path: String) -> Option<FileDiff> {
+    let bytes = std::fs::read(root.join(&path)).ok()?;
+    let binary = bytes.contains(&0) || std::str::from_utf8(&bytes).is_err();
+    let hunks = if binary || bytes.is_empty() {
+        Vec::new()
+    } else {
+        let text = String::from_utf8_lossy(&bytes);
+        let lines: Vec<String> = text.lines().map(|l| format!("+{l}")).collect();
+        let n = lines.len() as u32;
+        vec![Hunk {
+            header: format!("@@ -0,0 +1,{n} @@"),
+            lines,
+            removed: Vec::new(),
+            added: (1..=n).collect(),
+            old_start: 1,
+            new_start: 1,
+        }]
+    };
+    Some(FileDiff {
+        status: Status::Added,
+        old_path: None,
+        new_path: Some(path),
+        old_blob: None,
+        new_blob: None,
+        binary,
+        hunks,
+    })
 }
 
 /// The commit `rev` names, or a clear error.
@@ -575,6 +617,32 @@ fn commit_of(root: &Path, rev: &str) -> Result<String> {
 fn first_parent(root: &Path, commit: &str) -> Result<Option<String>> {
     let line = git(root, &["rev-list", "--parents", "-n", "1", commit])?;
     Ok(line.split_whitespace().nth(1).map(str::to_string))
+}
+
+/// Runs git with `input` on its standard input; its exit status and standard output.
+fn git_piped(root: &Path, args: &[&str], input: Vec<u8>) -> Result<(ExitStatus, Vec<u8>)> {
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .with_context(|| "cannot run git (is it installed?)".to_string())?;
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    // Written from another thread: git answers while it reads, and a full pipe both ways
+    // would otherwise stall.
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let mut out = Vec::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout is piped")
+        .read_to_end(&mut out)?;
+    let _ = writer.join();
+    Ok((child.wait()?, out))
 }
 
 fn git(root: &Path, args: &[&str]) -> Result<String> {

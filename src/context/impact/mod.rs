@@ -156,12 +156,16 @@ pub fn prepare(root: &Path, db: &Path, opts: &Options) -> Result<Prepared> {
         crate::error::invalid!("the budget must be at least 1 token");
     }
     let spec = &opts.spec;
-    let d = diff::read(root, spec)?;
+    let conn = store::open(db, store::Mode::ReadOnly)?;
+    let indexed = match spec {
+        Spec::Worktree => store::file_paths(&conn)?,
+        _ => Vec::new(),
+    };
+    let d = diff::read(root, spec, &indexed)?;
     if d.files.is_empty() {
         crate::error::invalid!("{} changes nothing", spec.describe());
     }
     let texts = diff::texts(root, &d.files)?;
-    let conn = store::open(db, store::Mode::ReadOnly)?;
     let paths = d
         .files
         .iter()
@@ -341,7 +345,6 @@ fn why(repo: &Repo, s: &Signals, via: Option<Via>) -> String {
 struct Piece {
     text: String,
     cost: usize,
-    code_tokens: usize,
 }
 
 fn render(
@@ -431,7 +434,8 @@ fn render(
                 Rendering::Signature if opts.graph_only => String::new(),
                 Rendering::Signature => signature_lines(def, 0),
             };
-            if code.len() / 12 > room {
+            // Its code alone could not fit: not worth tokenizing.
+            if tokens::floor(&code) > room {
                 continue;
             }
             let s = Shown {
@@ -457,13 +461,13 @@ fn render(
             dropped.push(c);
         }
     }
-    // Callers and callees of what is shown, marked when the output does not hold them.
+    // Callers and callees of what is shown, marked when the output does not hold them
+    // (the exact fit below counts what they add).
     for (s, p) in &mut shown {
         let d = s.candidate.def;
         s.callers = neighbors(repo, &repo.in_edges[d], &in_context);
         s.callees = neighbors(repo, &repo.out_edges[d], &in_context);
-        let priced = context_piece(opts.format, s, tk);
-        *p = priced;
+        p.text = context_text(opts.format, s);
     }
     // The best left out, as many as the room kept for them holds.
     let reserve = tokens::dropped_reserve(opts.budget, true);
@@ -527,7 +531,11 @@ fn render(
         );
     };
     let (changed_shown, context_shown, account) = view(taken.len(), n);
-    impact.code_tokens = pieces[..taken.len()].iter().map(|p| p.code_tokens).sum();
+    impact.code_tokens = all_changed[..changed_shown]
+        .iter()
+        .map(|c| tk.count(changed_code(c)) + tk.count(&c.diff))
+        .chain(context[..context_shown].iter().map(|s| tk.count(&s.code)))
+        .sum();
     impact.account = account;
     impact.changed_total = changed_total;
     impact.changed = all_changed;
@@ -568,10 +576,13 @@ fn dropped_line(format: Format, c: &Candidate) -> String {
 }
 
 fn header(i: &Impact, account: &Account, changed_total: usize, changed_shown: usize) -> String {
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let line = format!(
-        "impact of {}: {} files, {changed_total} changed symbols ({changed_shown} shown); {} definitions scored, {} in context, {} left out; {} of {} tokens ({})",
+        "impact of {}: {}, {} ({changed_shown} shown); {} definitions scored, {} in context, {} left out; {} of {} tokens ({})",
         i.diff,
-        i.files_changed,
+        plural(i.files_changed, "file", "files"),
+        plural(changed_total, "changed symbol", "changed symbols"),
         i.candidates_scored,
         account.included - changed_shown,
         account.dropped,
@@ -602,6 +613,15 @@ fn footer(format: Format) -> &'static str {
     }
 }
 
+/// What a changed symbol shows in full: its code as it is now, unless it is gone or
+/// outside definitions (then its diff is all there is).
+fn changed_code(c: &ChangedSymbol) -> &str {
+    match c.change {
+        Change::Deleted | Change::ModuleLevel => "",
+        _ => c.code.as_str(),
+    }
+}
+
 fn changed_piece(format: Format, c: &ChangedSymbol, tk: Tokenizer) -> Piece {
     let title = format!(
         "{}  {}:{}-{}  ({}, {}; +{} -{})",
@@ -614,11 +634,8 @@ fn changed_piece(format: Format, c: &ChangedSymbol, tk: Tokenizer) -> Piece {
         c.lines_added,
         c.lines_removed
     );
-    // In full as it is now, then its diff; what is gone or outside definitions is its diff.
-    let code = match c.change {
-        Change::Deleted | Change::ModuleLevel => "",
-        _ => c.code.as_str(),
-    };
+    // In full as it is now, then its diff.
+    let code = changed_code(c);
     let text = match format {
         Format::Markdown => {
             let mut out = format!("\n### {title}\n");
@@ -642,12 +659,19 @@ fn changed_piece(format: Format, c: &ChangedSymbol, tk: Tokenizer) -> Piece {
     };
     Piece {
         cost: tk.count(&text),
-        code_tokens: tk.count(code) + tk.count(&c.diff),
         text,
     }
 }
 
 fn context_piece(format: Format, s: &Shown, tk: Tokenizer) -> Piece {
+    let text = context_text(format, s);
+    Piece {
+        cost: tk.count(&text),
+        text,
+    }
+}
+
+fn context_text(format: Format, s: &Shown) -> String {
     let c = &s.candidate;
     let list = |v: &[Neighbor]| {
         v.iter()
@@ -672,7 +696,7 @@ fn context_piece(format: Format, s: &Shown, tk: Tokenizer) -> Piece {
         "{}  {}:{}  (score {:.3}: {})",
         c.qualified_name, c.path, c.start_line, c.score, c.why
     );
-    let text = match format {
+    match format {
         Format::Markdown => {
             let code = if s.code.is_empty() {
                 String::new()
@@ -693,10 +717,5 @@ fn context_piece(format: Format, s: &Shown, tk: Tokenizer) -> Piece {
             cdata(&s.code)
         ),
         Format::Json => serde_json::to_string_pretty(s).unwrap_or_default() + "\n",
-    };
-    Piece {
-        cost: tk.count(&text),
-        code_tokens: tk.count(&s.code),
-        text,
     }
 }
