@@ -372,6 +372,10 @@ fn a_diff_of_fifty_files_stays_within_its_budget() {
     assert_eq!(v["schema"], "codebase-indexer/impact/1");
     assert_eq!(v["changed_total"], 50);
     assert!(json.account.tokens <= 1500);
+    // The document states what the answer holds: its tokens and those of the code shown.
+    assert_eq!(v["tokens"], json.account.tokens);
+    assert!(json.code_tokens > 0);
+    assert_eq!(v["code_tokens"], json.code_tokens);
 }
 
 #[test]

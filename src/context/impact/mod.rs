@@ -496,11 +496,18 @@ fn render(
         account.dropped = changed_total - changed_shown + scored - context_shown;
         (changed_shown, context_shown, account)
     };
+    // The tokens of code each piece shows, in the order of `pieces`.
+    let code_tokens: Vec<usize> = all_changed[..changed_fit]
+        .iter()
+        .map(|c| tk.count(changed_code(c)) + tk.count(&c.diff))
+        .chain(context.iter().map(|s| tk.count(&s.code)))
+        .collect();
     let fitted = tokens::fit_exact(tk, opts.budget, (0..pieces.len()).collect(), |taken, n| {
         let (changed_shown, context_shown, account) = view(taken.len(), n);
         if opts.format == Format::Json {
             let probe = Impact {
                 account,
+                code_tokens: code_tokens[..taken.len()].iter().sum(),
                 changed: all_changed[..changed_shown].to_vec(),
                 context: context[..context_shown].to_vec(),
                 dropped_top: impact.dropped_top.clone(),
@@ -531,11 +538,7 @@ fn render(
         );
     };
     let (changed_shown, context_shown, account) = view(taken.len(), n);
-    impact.code_tokens = all_changed[..changed_shown]
-        .iter()
-        .map(|c| tk.count(changed_code(c)) + tk.count(&c.diff))
-        .chain(context[..context_shown].iter().map(|s| tk.count(&s.code)))
-        .sum();
+    impact.code_tokens = code_tokens[..taken.len()].iter().sum();
     impact.account = account;
     impact.changed_total = changed_total;
     impact.changed = all_changed;
