@@ -478,17 +478,34 @@ impl Index {
                 "impact needs the index's database (this index was opened from an artifact)",
             )
         })?;
-        // Git, the tree and the changed definitions' matches are read on another thread
-        // while the graph loads.
+        // Git, the tree and the changed definitions' matches are read on another thread.
         std::thread::scope(|s| {
             let pending = s.spawn(|| impact::prepare(&root, db, options));
-            self.with_graph(|conn, repo| {
-                let prepared = pending
-                    .join()
-                    .map_err(|_| anyhow::anyhow!("reading the diff failed"))??;
-                impact::build_in(conn, repo, prepared, options)
-            })
+            let version = self.current()?;
+            let conn = self.conn.borrow();
+            let stamp = self.contents_stamp(&conn, version)?;
+            let held = self.graphs.get(&stamp, "");
+            let prepared = pending
+                .join()
+                .map_err(|_| anyhow::anyhow!("reading the diff failed"))??;
+            // The whole graph when this index holds it; otherwise the files the diff's
+            // analysis reaches are read (a tenth of Django's for a few changed functions).
+            let repo = match held {
+                Some(repo) => repo,
+                None => {
+                    let files = impact::files_needed(&conn, &prepared, options.depth)?;
+                    Arc::new(Repo::load_files(&conn, &files)?)
+                }
+            };
+            Ok(impact::build_in(&conn, &repo, prepared, options)?)
         })
+    }
+
+    /// Reads the whole definitions graph into this index's cache unless it holds it, so that
+    /// an impact answers from it instead of reading the part it needs: what a server, which
+    /// answers many questions about one index, does.
+    pub fn load_graph(&self) -> Result<()> {
+        self.with_graph(|_, _| Ok(()))
     }
 
     /// Retrieval on tasks with known answers: `rank-files` against BM25 over whole files.
@@ -624,6 +641,15 @@ struct CachedGraph {
 impl GraphCache {
     /// Graphs of path prefixes kept besides the whole repository's.
     const PREFIXES_KEPT: usize = 8;
+
+    /// The graph of `prefix` for the contents `stamp`, if it is held.
+    fn get(&self, stamp: &str, prefix: &str) -> Option<Arc<Repo>> {
+        let graphs = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        graphs
+            .iter()
+            .find(|g| g.stamp == stamp && g.prefix == prefix)
+            .map(|g| Arc::clone(&g.repo))
+    }
 
     /// The graph of `prefix` for the contents `stamp`, read by `load` if it is not held.
     /// The cache stays locked while a graph is read, so it is read once however many ask.

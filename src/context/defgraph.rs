@@ -12,6 +12,7 @@ use crate::store::writer::FLAG_TEST;
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension};
 use rustc_hash::FxHashMap as HashMap;
+use std::collections::HashSet;
 use std::sync::OnceLock;
 
 /// One definition, as the renderers need it.
@@ -55,6 +56,26 @@ pub struct Edge {
     pub confidence: f64,
 }
 
+/// Runs `q` over the id range `range` (its `?1` and `?2`), or unbound.
+fn query_range<'s>(
+    q: &'s mut rusqlite::Statement,
+    range: Option<(i64, i64)>,
+) -> rusqlite::Result<rusqlite::Rows<'s>> {
+    match range {
+        Some((lo, hi)) => q.query([lo, hi]),
+        None => q.query([]),
+    }
+}
+
+/// Which part of the index a graph holds.
+#[derive(Clone, Copy)]
+enum Scope<'a> {
+    /// The files under a path prefix ("" for all).
+    Prefix(&'a str),
+    /// These files (ids), whole.
+    Files(&'a HashSet<i64>),
+}
+
 /// The repository's definitions and their reference graph.
 pub struct Repo {
     pub files: Vec<File>,
@@ -84,14 +105,28 @@ struct Steps {
 }
 
 /// Edge kinds that say one definition depends on another (`contains` is structure).
-const REFERENCE_KINDS: &str =
+pub const REFERENCE_KINDS: &str =
     "'calls', 'references', 'imports', 'inherits', 'implements', 'decorates'";
 
 impl Repo {
     /// Reads every file and definition (under `path_prefix`, if given, for the definitions
     /// and files kept; edges leaving the prefix are dropped).
     pub fn load(conn: &Connection, path_prefix: Option<&str>) -> Result<Repo> {
-        let prefix = path_prefix.unwrap_or("");
+        Self::load_scope(conn, Scope::Prefix(path_prefix.unwrap_or("")))
+    }
+
+    /// Reads the files `file_ids` whole, with the edges between their definitions: for a
+    /// question about a few files and their neighbours, a fraction of the whole graph (which
+    /// the same question on the whole graph answers alike as long as it stays within them).
+    pub fn load_files(conn: &Connection, file_ids: &HashSet<i64>) -> Result<Repo> {
+        Self::load_scope(conn, Scope::Files(file_ids))
+    }
+
+    fn load_scope(conn: &Connection, scope: Scope) -> Result<Repo> {
+        let prefix = match scope {
+            Scope::Prefix(p) => p,
+            Scope::Files(_) => "",
+        };
         let mut files = Vec::new();
         let mut file_index: HashMap<i64, usize> = HashMap::default();
         let mut q = conn.prepare(
@@ -101,6 +136,11 @@ impl Repo {
         let mut rows = q.query([prefix])?;
         while let Some(r) = rows.next()? {
             let id: i64 = r.get(0)?;
+            if let Scope::Files(wanted) = scope {
+                if !wanted.contains(&id) {
+                    continue;
+                }
+            }
             let path: String = r.get(1)?;
             let language: String = r.get(2)?;
             let flags: i64 = r.get(3)?;
@@ -116,37 +156,58 @@ impl Repo {
                 node: None,
             });
         }
-        let count: i64 = conn.query_row("SELECT count(*) FROM nodes", [], |r| r.get(0))?;
-        let mut rows_read: Vec<(Def, Option<i64>)> = Vec::with_capacity(count.max(0) as usize);
-        let mut q = conn.prepare(
-            "SELECT id, file_id, kind, name, qualified_name, parent_id, signature, \
-                    substr(docstring, 1, 400), start_line, end_line, start_byte, end_byte \
-             FROM nodes",
-        )?;
-        let mut rows = q.query([])?;
-        while let Some(r) = rows.next()? {
-            let Some(&file) = file_index.get(&r.get::<_, i64>(1)?) else {
-                continue;
-            };
-            let Some(kind) = NodeKind::parse(r.get_ref(2)?.as_str()?) else {
-                continue;
-            };
-            let docstring = r.get_ref(7)?.as_str_or_null()?;
-            let def = Def {
-                id: r.get(0)?,
-                file,
-                kind,
-                name: r.get(3)?,
-                qualified_name: r.get(4)?,
-                parent: None,
-                signature: r.get(6)?,
-                doc_line: docstring.and_then(first_line),
-                start_line: r.get(8)?,
-                end_line: r.get(9)?,
-                start_byte: r.get(10)?,
-                end_byte: r.get(11)?,
-            };
-            rows_read.push((def, r.get(5)?));
+        const NODE_COLUMNS: &str = "SELECT id, file_id, kind, name, qualified_name, parent_id, \
+             signature, substr(docstring, 1, 400), start_line, end_line, start_byte, end_byte \
+             FROM nodes";
+        // The whole table in one scan, or each file's id range (in file id order): either
+        // way in id order, which groups them by file.
+        let (nodes_sql, ranges, count) = match scope {
+            Scope::Prefix(_) => {
+                let count: i64 = conn.query_row("SELECT count(*) FROM nodes", [], |r| r.get(0))?;
+                (NODE_COLUMNS.to_string(), vec![None], count.max(0) as usize)
+            }
+            Scope::Files(_) => {
+                let mut ids: Vec<i64> = files.iter().map(|f| f.id).collect();
+                ids.sort_unstable();
+                let ranges = ids
+                    .into_iter()
+                    .map(|f| Some(crate::ids::node_range(f)))
+                    .collect();
+                (
+                    format!("{NODE_COLUMNS} WHERE id >= ?1 AND id < ?2"),
+                    ranges,
+                    0,
+                )
+            }
+        };
+        let mut rows_read: Vec<(Def, Option<i64>)> = Vec::with_capacity(count);
+        let mut q = conn.prepare(&nodes_sql)?;
+        for &range in &ranges {
+            let mut rows = query_range(&mut q, range)?;
+            while let Some(r) = rows.next()? {
+                let Some(&file) = file_index.get(&r.get::<_, i64>(1)?) else {
+                    continue;
+                };
+                let Some(kind) = NodeKind::parse(r.get_ref(2)?.as_str()?) else {
+                    continue;
+                };
+                let docstring = r.get_ref(7)?.as_str_or_null()?;
+                let def = Def {
+                    id: r.get(0)?,
+                    file,
+                    kind,
+                    name: r.get(3)?,
+                    qualified_name: r.get(4)?,
+                    parent: None,
+                    signature: r.get(6)?,
+                    doc_line: docstring.and_then(first_line),
+                    start_line: r.get(8)?,
+                    end_line: r.get(9)?,
+                    start_byte: r.get(10)?,
+                    end_byte: r.get(11)?,
+                };
+                rows_read.push((def, r.get(5)?));
+            }
         }
         // Ids are `file id << 19 | ordinal`: rowid order keeps a file's nodes together, in
         // source order, parents first.
@@ -178,16 +239,26 @@ impl Repo {
         // Every site as (source, target, confidence), then merged per pair in sorted order,
         // so edge order never depends on the database's.
         let mut sites: Vec<(u32, u32, f64)> = Vec::new();
-        let mut q = conn.prepare(&format!(
+        let edges_sql = format!(
             "SELECT source_id, target_id, confidence FROM edges WHERE kind IN ({REFERENCE_KINDS})"
-        ))?;
-        let mut rows = q.query([])?;
-        while let Some(r) = rows.next()? {
-            let (Some(&s), Some(&t)) = (by_id.get(&r.get(0)?), by_id.get(&r.get(1)?)) else {
-                continue;
-            };
-            if s != t {
-                sites.push((s as u32, t as u32, r.get(2)?));
+        );
+        // The whole table in one scan, or the edges leaving each file, read through the
+        // index on their source.
+        let mut q = match scope {
+            Scope::Prefix(_) => conn.prepare(&edges_sql)?,
+            Scope::Files(_) => conn.prepare(&format!(
+                "{edges_sql} AND source_id >= ?1 AND source_id < ?2"
+            ))?,
+        };
+        for &range in &ranges {
+            let mut rows = query_range(&mut q, range)?;
+            while let Some(r) = rows.next()? {
+                let (Some(&s), Some(&t)) = (by_id.get(&r.get(0)?), by_id.get(&r.get(1)?)) else {
+                    continue;
+                };
+                if s != t {
+                    sites.push((s as u32, t as u32, r.get(2)?));
+                }
             }
         }
         sites.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(a.2.total_cmp(&b.2)));

@@ -1176,7 +1176,11 @@ fn impact(served: &Served, a: ImpactArgs) -> Result<Answer> {
         weights,
         tokenizer: served.tokenizer,
     };
-    let i = repo.with_graph_index(Renderer::Pack, |index| index.impact(&options))?;
+    // The server keeps the whole graph: an impact then reads only the diff's part from git.
+    let i = repo.with_graph_index(Renderer::Pack, |index| {
+        index.load_graph()?;
+        index.impact(&options)
+    })?;
     // The structured answer is the analysis; the code and the diffs are in the text.
     let mut m = match serde_json::to_value(&i) {
         Ok(Value::Object(m)) => m,

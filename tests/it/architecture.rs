@@ -128,7 +128,7 @@ fn each_stage_uses_only_the_stages_below_it() {
         ("query", &["error", "lang", "model", "store", "text"]),
         (
             "context",
-            &["error", "lang", "model", "query", "store", "text"],
+            &["error", "ids", "lang", "model", "query", "store", "text"],
         ),
         ("eval", &["context", "error", "query", "store", "text"]),
         ("hook", &["error", "facade", "index", "store"]),

@@ -565,3 +565,81 @@ fn co_change_comes_from_the_history_before_the_diff_cached_per_commit() {
     .unwrap();
     assert_eq!(cochange_of(&range, "pkg.notes.note"), 0.5);
 }
+
+#[test]
+fn the_graph_read_for_a_diff_answers_as_the_whole_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, db) = shop(dir.path());
+    // tax <- tax_report -> fmt: fmt is two hops from tax, in a file nothing else reaches.
+    let report = REPORT
+        .replace(
+            "from pkg.shop import checkout, tax",
+            "from pkg.fmt import fmt\nfrom pkg.shop import checkout, tax",
+        )
+        .replace("[tax(t) for t in totals]", "[fmt(tax(t)) for t in totals]");
+    let cli = "from pkg.report import summary\n\n\ndef main(cart):\n    return summary(cart)\n\n\ndef run():\n    return main([])\n";
+    write_tree(
+        &root,
+        &[
+            ("pkg/report.py", &report),
+            ("pkg/fmt.py", "def fmt(x):\n    return str(x)\n"),
+            ("pkg/cli.py", cli),
+        ],
+    );
+    commit_all(&root, "report");
+    // pkg/notes.py changes with pkg/shop.py: co-change reaches it.
+    for n in 1..=2 {
+        let shop = SHOP.replace("RATE = 0.2", &format!("RATE = 0.2{n}"));
+        let notes = format!("def note(text):\n    return text.strip()\n\n# revision {n}\n");
+        write_tree(&root, &[("pkg/shop.py", &shop), ("pkg/notes.py", &notes)]);
+        commit_all(&root, &format!("rate {n}"));
+    }
+    write_tree(
+        &root,
+        &[(
+            "pkg/shop.py",
+            &SHOP.replace("round(total * RATE, 2)", "round(total * RATE, 3)"),
+        )],
+    );
+    let (index, _) = Index::build(&root, options(&root, &db).options.clone()).unwrap();
+    let mut cases = Vec::new();
+    for spec in [DiffSpec::Worktree, DiffSpec::Commit("HEAD".into())] {
+        for depth in 1..=3 {
+            for format in [PackFormat::Markdown, PackFormat::Json, PackFormat::Xml] {
+                for budget in [700, 5000] {
+                    cases.push(ImpactOptions {
+                        spec: spec.clone(),
+                        depth,
+                        format,
+                        budget,
+                        ..ImpactOptions::default()
+                    });
+                }
+            }
+        }
+    }
+    // A fresh index reads the part of the graph each diff reaches; once it holds the whole
+    // graph (as a server does), it answers from that.
+    let part: Vec<Impact> = cases.iter().map(|o| index.impact(o).unwrap()).collect();
+    index.load_graph().unwrap();
+    for (o, p) in cases.iter().zip(&part) {
+        assert_eq!(index.impact(o).unwrap().text, p.text, "{o:?}");
+    }
+    // One hop from tax, tax_report is shown with its callee fmt, which only the edges name.
+    let one_hop = &part[1];
+    assert_eq!(one_hop.diff, "the work tree against HEAD");
+    let tax_report = one_hop
+        .context
+        .iter()
+        .find(|s| s.candidate.qualified_name == "pkg.report.tax_report")
+        .expect("tax_report in context");
+    assert!(
+        tax_report
+            .callees
+            .iter()
+            .any(|n| n.qualified_name == "pkg.fmt.fmt" && !n.in_context),
+        "{:?}",
+        tax_report.callees
+    );
+    assert!(one_hop.text.contains("pkg.fmt.fmt [NOT IN CONTEXT]"));
+}

@@ -8,7 +8,7 @@ pub mod changes;
 pub mod diff;
 pub mod signals;
 
-use crate::context::defgraph::{source_of, Contents, Edge, Repo};
+use crate::context::defgraph::{source_of, Contents, Repo, REFERENCE_KINDS};
 use crate::context::pack::Format;
 use crate::context::pack::Rendering;
 use crate::context::render::{cdata, fence, signature_lines, xml_escape};
@@ -253,7 +253,54 @@ fn history_of(
     h
 }
 
-/// The impact of `prepared` on the index `conn` and its whole definitions graph `repo`.
+/// The files whose definitions an impact of `prepared` scores: those of the changed
+/// definitions and of their full-text matches, the files that changed with them, and the
+/// files of every definition within `depth` hops of them (found through the edges' indexes).
+/// The graph of these files alone scores every candidate as the whole graph does: a path of
+/// at most `depth` hops from a changed definition only passes through them.
+pub fn files_needed(conn: &Connection, prepared: &Prepared, depth: usize) -> Result<HashSet<i64>> {
+    let seeds: Vec<i64> = prepared.changed.iter().filter_map(|c| c.node).collect();
+    let mut files: HashSet<i64> = prepared
+        .bm25
+        .iter()
+        .map(|&(node, _)| crate::ids::file_of(node))
+        .collect();
+    let paths: Vec<&str> = prepared.changed.iter().map(|c| c.path.as_str()).collect();
+    files.extend(
+        signals::cochange(&prepared.history, &paths)
+            .keys()
+            .map(|p| crate::ids::file_id(p)),
+    );
+    let edge = |end: &str, other: &str| {
+        format!("SELECT {other} FROM edges WHERE {end} = ?1 AND kind IN ({REFERENCE_KINDS})")
+    };
+    let mut callees = conn.prepare_cached(&edge("source_id", "target_id"))?;
+    let mut callers = conn.prepare_cached(&edge("target_id", "source_id"))?;
+    let mut reached: HashSet<i64> = seeds.iter().copied().collect();
+    let mut frontier = seeds;
+    for _ in 0..depth {
+        let mut next = Vec::new();
+        for &node in &frontier {
+            for q in [&mut callees, &mut callers] {
+                for other in q.query_map([node], |r| r.get::<_, i64>(0))? {
+                    let other = other?;
+                    if reached.insert(other) {
+                        next.push(other);
+                    }
+                }
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        frontier = next;
+    }
+    files.extend(reached.into_iter().map(crate::ids::file_of));
+    Ok(files)
+}
+
+/// The impact of `prepared` on the index `conn` and its definitions graph `repo`: the whole
+/// graph, or that of the files `files_needed` names.
 pub fn build_in(
     conn: &Connection,
     repo: &Repo,
@@ -463,10 +510,11 @@ fn render(
     }
     // Callers and callees of what is shown, marked when the output does not hold them
     // (the exact fit below counts what they add).
+    let in_context: HashSet<i64> = in_context.iter().map(|&d| repo.defs[d].id).collect();
     for (s, p) in &mut shown {
-        let d = s.candidate.def;
-        s.callers = neighbors(repo, &repo.in_edges[d], &in_context);
-        s.callees = neighbors(repo, &repo.out_edges[d], &in_context);
+        let id = repo.defs[s.candidate.def].id;
+        s.callers = neighbors(conn, id, true, &in_context)?;
+        s.callees = neighbors(conn, id, false, &in_context)?;
         p.text = context_text(opts.format, s);
     }
     // The best left out, as many as the room kept for them holds.
@@ -550,21 +598,37 @@ fn render(
     Ok(impact)
 }
 
-fn neighbors(repo: &Repo, edges: &[Edge], shown: &HashSet<usize>) -> Vec<Neighbor> {
-    let mut v: Vec<&Edge> = edges.iter().collect();
-    v.sort_by(|a, b| {
-        b.confidence
-            .total_cmp(&a.confidence)
-            .then(a.other.cmp(&b.other))
-    });
-    v.into_iter()
-        .filter(|e| repo.defs[e.other].kind != NodeKind::File)
-        .take(NEIGHBORS_LISTED)
-        .map(|e| Neighbor {
-            qualified_name: repo.defs[e.other].qualified_name.clone(),
-            in_context: shown.contains(&e.other),
+/// The callers (or callees) of node `id` as the definitions graph holds them: one per other
+/// definition with its best site's confidence, file nodes left out, the most confident
+/// first (ties in id order). Read from the edges, not the graph in memory, which may hold
+/// only the files an impact scores.
+fn neighbors(
+    conn: &Connection,
+    id: i64,
+    callers: bool,
+    in_context: &HashSet<i64>,
+) -> Result<Vec<Neighbor>> {
+    let (end, other) = if callers {
+        ("target_id", "source_id")
+    } else {
+        ("source_id", "target_id")
+    };
+    let mut q = conn.prepare_cached(&format!(
+        "SELECT n.id, n.qualified_name, max(e.confidence) AS c \
+         FROM edges e JOIN nodes n ON n.id = e.{other} \
+         WHERE e.{end} = ?1 AND e.{other} != ?1 AND e.kind IN ({REFERENCE_KINDS}) \
+               AND n.kind != '{}' \
+         GROUP BY n.id ORDER BY c DESC, n.id LIMIT {NEIGHBORS_LISTED}",
+        NodeKind::File.as_str()
+    ))?;
+    let rows = q.query_map([id], |r| {
+        let id: i64 = r.get(0)?;
+        Ok(Neighbor {
+            qualified_name: r.get(1)?,
+            in_context: in_context.contains(&id),
         })
-        .collect()
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// A left-out candidate as listed.
