@@ -1047,9 +1047,15 @@ async def registry(a):
 
         hits, tries = await wait_for("the push is fetched", lambda: hits_named(c, "remote_farewell", "remote1"), 15.0)
         check(hits[0]["path"] == "lib/greet.py", f"a push to the remote is fetched and indexed (call {tries})", hits)
-        s, _ = await call(c, "list_repos")
-        remote = next(r for r in s["repos"] if r["name"] == "remote1")
-        check("fetch_error" not in remote and remote.get("fetched_age_s") is not None, "list_repos shows the fetch", remote)
+        # The fetch is recorded once it returns; the watcher may have had the index refreshed
+        # from the updated checkout a moment before.
+        async def fetched():
+            s, _ = await call(c, "list_repos")
+            remote = next(r for r in s["repos"] if r["name"] == "remote1")
+            return remote if remote.get("fetched_age_s") is not None else None
+
+        remote, _ = await wait_for("list_repos shows the fetch", fetched, 15.0)
+        check("fetch_error" not in remote, "list_repos shows the fetch", remote)
 
 
 async def impact_and_blast(a):
