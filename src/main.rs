@@ -282,7 +282,9 @@ struct SearchArgs {
 
 #[derive(Args)]
 struct RankFilesArgs {
-    /// The query; `-` reads it from standard input.
+    /// The query; `-` reads it from standard input. It may start with `-` (an issue that
+    /// opens with `--flag`).
+    #[arg(allow_hyphen_values = true)]
     query: String,
     #[arg(long, default_value_t = Index::DEFAULT_RANKED_FILES)]
     limit: usize,
@@ -335,7 +337,7 @@ struct MapArgs {
     #[arg(long, value_name = "FILE|QN", num_args = 1..)]
     focus: Vec<String>,
     /// Centre the map on what this text names (`-` reads it from standard input).
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     query: Option<String>,
     /// Output format (`--json` is the same as json).
     #[arg(long, value_enum, default_value_t = MapFormat::default())]
@@ -355,7 +357,7 @@ struct PackArgs {
     )]
     entry: Option<String>,
     /// A question or issue text (`-` reads it from standard input).
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     query: Option<String>,
     #[arg(long, default_value_t = PackOptions::DEFAULT_BUDGET, value_name = "N")]
     budget: usize,

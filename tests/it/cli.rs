@@ -458,6 +458,42 @@ fn rank_files_and_eval_speak_json() {
     assert_eq!(ranked[0]["path"], "svc/http.py");
     assert!(ranked[0]["score"].as_f64().unwrap() > 0.0);
     assert_eq!(ranked[0]["symbol"], "svc.http.HttpClient.parseHTTPRequest");
+    // An issue text may open with a flag: it is the query all the same, given as it is or
+    // after `--`, and so is the text of `map --query` and `pack --query`.
+    for args in [
+        &[
+            "rank-files",
+            "--verbose: parsing an HTTP request fails",
+            "--json",
+        ][..],
+        &[
+            "rank-files",
+            "--json",
+            "--",
+            "--verbose: parsing an HTTP request fails",
+        ],
+    ] {
+        let flagged = json(&indexer(cache.path(), root, args));
+        assert_eq!(flagged[0]["path"], "svc/http.py", "{args:?}");
+    }
+    for command in ["map", "pack"] {
+        let out = indexer(
+            cache.path(),
+            root,
+            &[
+                command,
+                "--query",
+                "--verbose parsing HTTP requests",
+                "--json",
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "{command}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains("parseHTTPRequest"));
+    }
 
     let tasks = root.join("tasks.jsonl");
     std::fs::write(
