@@ -86,9 +86,12 @@ fn keep(word: &str) -> bool {
 
 /// The files that best answer `query`, best first, at most `limit`.
 pub fn rank_files(conn: &Connection, query: &str, limit: usize) -> Result<Vec<RankedFile>> {
-    let Some(fts_query) = any_word_query(query) else {
+    let Some(every_word) = any_word_query(query) else {
         crate::error::invalid!("the query {query:?} has no words to look for");
     };
+    // The words FTS5 gives no weight to cost time and change no ranking (but when they are
+    // all there is).
+    let fts_query = weighted_word_query(conn, query)?.unwrap_or(every_word);
     let by_definition = by_best_definition(conn, &fts_query)?;
     let named = named_files(conn, query)?;
 
