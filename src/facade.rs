@@ -3,7 +3,7 @@
 //! definitions graph) until the database changes.
 
 use crate::context::defgraph::Repo;
-use crate::context::{impact, pack, repomap, skeleton, tokens::Tokenizer};
+use crate::context::{impact, pack, repomap, repopack, skeleton, tokens::Tokenizer};
 use crate::error::{Error, Result};
 use crate::eval::{self, context as eval_context};
 use crate::index::{self, IndexSummary, Progress, RunOptions};
@@ -464,6 +464,13 @@ impl Index {
         self.with_graph(|conn, repo| pack::build_in(conn, repo, options))
     }
 
+    /// The whole repository as one document under the budget: every path, and each file in
+    /// full, as its skeleton or as metadata, by rank.
+    pub fn pack_repository(&self, options: &repopack::Options) -> Result<repopack::RepoPack> {
+        self.warm(options.tokenizer);
+        self.with_graph(|conn, repo| repopack::pack_in(conn, repo, options))
+    }
+
     /// What a git diff changes and the context it needs, under a token budget. Reads the
     /// diff from the repository holding the indexed tree; does not refresh the index first
     /// (call `refresh` for a work-tree diff on current code).
@@ -683,6 +690,16 @@ impl GraphCache {
             graphs.remove(oldest);
         }
         Ok(repo)
+    }
+}
+
+impl repopack::RepoPack {
+    /// Writes the pack's text to `path` in one rename (a reader never sees part of it).
+    pub fn write_to(&self, path: impl AsRef<Path>) -> Result<()> {
+        Ok(staging::write_atomically(
+            path.as_ref(),
+            self.text.as_bytes(),
+        )?)
     }
 }
 

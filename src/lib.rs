@@ -56,6 +56,7 @@ mod resolve;
 pub mod serve;
 mod store;
 mod text;
+mod unpack;
 
 /// The README's library example, compiled by `cargo test` so that it stays true.
 #[cfg(doctest)]
@@ -73,6 +74,9 @@ pub use context::pack::{
     PackedSymbol, Reason, Rendering, Target as PackTarget,
 };
 pub use context::repomap::{Format as MapFormat, MapEntry, Options as MapOptions, RepoMap};
+pub use context::repopack::{
+    Layer as FileLayer, Options as RepoPackOptions, RepoFile, RepoPack, Stats as RepoPackStats,
+};
 pub use context::skeleton::{Mode as SkeletonMode, Options as SkeletonOptions, Skeleton};
 pub use context::tokens::{Account, Tokenizer};
 pub use error::{Error, Result};
@@ -101,3 +105,4 @@ pub use resolve::ResolveStats;
 pub use store::artifact::{
     Freshness, Manifest, DIR as ARTIFACT_DIR, FILE as ARTIFACT_FILE, MANIFEST as ARTIFACT_MANIFEST,
 };
+pub use unpack::{unpack, Unpacked};

@@ -5,8 +5,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use codebase_indexer::{
     ArtifactWrite, BlastOptions, DiffSpec, Direction, EvalOptions, Freshness, ImpactOptions, Index,
     IndexOptions, IndexSummary, Link, MapFormat, MapOptions, NodeKind, PackFormat, PackOptions,
-    PackTarget, Renderer, SearchOptions, SkeletonMode, SkeletonOptions, Task, Tokenizer,
-    TraceOptions, Weights, ARTIFACT_DIR, ARTIFACT_FILE, DEFAULT_IMPACT_WEIGHTS, MAX_TRACE_HOPS,
+    PackTarget, Renderer, RepoPackOptions, SearchOptions, SkeletonMode, SkeletonOptions, Task,
+    Tokenizer, TraceOptions, Weights, ARTIFACT_DIR, ARTIFACT_FILE, DEFAULT_IMPACT_WEIGHTS,
+    MAX_TRACE_HOPS,
 };
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -66,8 +67,11 @@ enum Command {
     Skeleton(SkeletonArgs),
     /// The definitions that matter most (personalized PageRank), under a token budget.
     Map(MapArgs),
-    /// The code around a symbol, a file or a question, under a token budget.
+    /// The code around a symbol, a file or a question, or the whole repository (`--all`),
+    /// under a token budget.
     Pack(PackArgs),
+    /// Restore the files a whole-repository pack (JSON) holds in full into a folder.
+    Unpack(UnpackArgs),
     /// What a git diff changes and the context it needs, under a token budget: the changed
     /// definitions with their diff, then the definitions most likely affected (call graph,
     /// text similarity, same file, co-change in the history before the diff).
@@ -352,15 +356,20 @@ struct PackArgs {
     #[arg(
         long,
         value_name = "QN|FILE",
-        required_unless_present = "query",
-        conflicts_with = "query"
+        required_unless_present_any = ["query", "all"],
+        conflicts_with_all = ["query", "all"]
     )]
     entry: Option<String>,
+    /// The whole repository: every path, and each file in full, as its skeleton or as
+    /// metadata, by rank, within the budget (default 100000). JSON is what `unpack` reads.
+    #[arg(long, conflicts_with_all = ["query", "signatures_only"])]
+    all: bool,
     /// A question or issue text (`-` reads it from standard input).
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     query: Option<String>,
-    #[arg(long, default_value_t = PackOptions::DEFAULT_BUDGET, value_name = "N")]
-    budget: usize,
+    /// Tokens of the whole output (default 8000; 100000 with --all).
+    #[arg(long, value_name = "N")]
+    budget: Option<usize>,
     /// Symbols other than the roots as signatures only.
     #[arg(long)]
     signatures_only: bool,
@@ -372,6 +381,21 @@ struct PackArgs {
     output: Option<PathBuf>,
     #[command(flatten)]
     render: RenderArgs,
+}
+
+#[derive(Args)]
+struct UnpackArgs {
+    /// A pack written by `indexer pack --all --format json`.
+    pack: PathBuf,
+    /// The folder to restore into (made if missing).
+    #[arg(short = 'd', long = "dir", value_name = "DIR")]
+    dir: PathBuf,
+    /// Replace files that exist already.
+    #[arg(long)]
+    force: bool,
+    /// Print what was done as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -498,6 +522,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Skeleton(args) => skeleton(args),
         Command::Map(args) => map(args),
         Command::Pack(args) => pack(args),
+        Command::Unpack(args) => unpack(args),
         Command::Impact(args) => impact(args),
         Command::TraceCallers(args) => print_trace(args, Direction::Callers),
         Command::TraceCallees(args) => print_trace(args, Direction::Callees),
@@ -880,6 +905,7 @@ fn map(
 fn pack(
     PackArgs {
         entry,
+        all,
         query,
         budget,
         signatures_only,
@@ -888,6 +914,39 @@ fn pack(
         render,
     }: PackArgs,
 ) -> Result<()> {
+    let format = if render.target.json {
+        PackFormat::Json
+    } else {
+        format
+    };
+    if all {
+        let options = RepoPackOptions {
+            budget: budget.unwrap_or(RepoPackOptions::DEFAULT_BUDGET),
+            format,
+            tokenizer: render.tokenizer,
+        };
+        let p = open(&render.target)?.pack_repository(&options)?;
+        if let Some(floor) = p.floor_exceeds_budget {
+            eprintln!(
+                "warning: the tree and the files' metadata alone take {floor} tokens, over the budget of {}: packed without content",
+                options.budget
+            );
+        }
+        let s = &p.stats;
+        let summary = format!(
+            "{} files: {} in full, {} as skeletons, {} as metadata, {} duplicates; {} of {} tokens",
+            s.files, s.full, s.skeleton, s.metadata, s.duplicates, s.tokens, s.budget
+        );
+        match output {
+            Some(path) => {
+                p.write_to(&path)?;
+                eprintln!("wrote {}: {summary}", path.display());
+            }
+            None => write!(std::io::stdout().lock(), "{}", p.text)?,
+        }
+        return Ok(());
+    }
+    let budget = budget.unwrap_or(PackOptions::DEFAULT_BUDGET);
     let target = match (entry, query) {
         (Some(e), None) => PackTarget::Entry(e),
         (None, Some(q)) => PackTarget::Query(read_text(q)?),
@@ -897,11 +956,7 @@ fn pack(
         target,
         budget,
         signatures_only,
-        format: if render.target.json {
-            PackFormat::Json
-        } else {
-            format
-        },
+        format,
         tokenizer: render.tokenizer,
         show_dropped: render.show_dropped,
         ..PackOptions::default()
@@ -948,6 +1003,29 @@ fn impact(args: ImpactArgs) -> Result<()> {
     index.refresh()?;
     let i = index.impact(&options)?;
     write!(std::io::stdout().lock(), "{}", i.text)?;
+    Ok(())
+}
+
+fn unpack(args: UnpackArgs) -> Result<()> {
+    let text = std::fs::read_to_string(&args.pack)
+        .with_context(|| format!("cannot read {}", args.pack.display()))?;
+    let done = codebase_indexer::unpack(&text, &args.dir, args.force)?;
+    if args.json {
+        return print_json(&done);
+    }
+    for (path, why) in &done.refused {
+        eprintln!("not restored: {path}: {why}");
+    }
+    for path in &done.mismatched {
+        eprintln!("warning: {path} does not match its sha256 in the pack");
+    }
+    println!(
+        "restored {} files into {} ({} not restored, {} not matching their sha256)",
+        done.written.len(),
+        args.dir.display(),
+        done.refused.len(),
+        done.mismatched.len()
+    );
     Ok(())
 }
 

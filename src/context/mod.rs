@@ -10,5 +10,6 @@ pub mod impact;
 pub mod pack;
 pub mod render;
 pub mod repomap;
+pub mod repopack;
 pub mod skeleton;
 pub mod tokens;

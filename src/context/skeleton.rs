@@ -663,20 +663,8 @@ impl<'a> Renderer<'a> {
     }
 
     fn skeleton_block(&self, file: usize) -> Result<String> {
-        let repo = self.repo;
-        let mut out = format!("### {}\n", repo.files[file].path);
-        let imports = self.imports(file)?;
-        if !imports.is_empty() {
-            out.push_str("# imports: ");
-            out.push_str(&imports.join(", "));
-            out.push('\n');
-        }
-        for d in repo.defs_of_file(file) {
-            let def = &repo.defs[d];
-            if def.kind != NodeKind::File {
-                out.push_str(&render::signature_lines(def, 4 * depth(repo, d)));
-            }
-        }
+        let mut out = format!("### {}\n", self.repo.files[file].path);
+        out.push_str(&file_skeleton(self.conn, self.repo, file)?);
         out.push('\n');
         Ok(out)
     }
@@ -772,40 +760,6 @@ impl<'a> Renderer<'a> {
         )))
     }
 
-    /// The imports written in `file` (at its top level or in any definition), in source
-    /// order, each once.
-    fn imports(&self, file: usize) -> Result<Vec<String>> {
-        let repo = self.repo;
-        let range = repo.defs_of_file(file);
-        let (Some(lo), Some(hi)) = (
-            range.clone().map(|d| repo.defs[d].id).min(),
-            range.map(|d| repo.defs[d].id).max(),
-        ) else {
-            return Ok(Vec::new());
-        };
-        let mut q = self.conn.prepare_cached(
-            "SELECT node_id, name, module, alias FROM refs \
-             WHERE node_id BETWEEN ?1 AND ?2 AND kind = 'import' ORDER BY seq, node_id",
-        )?;
-        let mut rows = q.query([lo, hi])?;
-        let mut seen = HashSet::new();
-        let mut out = Vec::new();
-        while let Some(r) = rows.next()? {
-            let node: i64 = r.get(0)?;
-            if repo.index_of(node).map(|d| repo.defs[d].file) != Some(file) {
-                continue;
-            }
-            let name: String = r.get(1)?;
-            let module: Option<String> = r.get(2)?;
-            let alias: Option<String> = r.get(3)?;
-            let text = import_text(&name, module.as_deref(), alias.as_deref());
-            if !text.is_empty() && seen.insert(text.clone()) {
-                out.push(text);
-            }
-        }
-        Ok(out)
-    }
-
     /// Reads, once, which files each file imports from: `imports` edges from any of its
     /// definitions to a definition of another file (outside the prefix too).
     fn load_deps(&mut self) -> Result<()> {
@@ -859,6 +813,58 @@ impl<'a> Renderer<'a> {
 
 /// The account line, the blocks of `kept` (indexes into `items`) in path order, and the
 /// closing line, if any.
+/// A file's skeleton from the index: its imports, then the signature (and docstring's first
+/// line) of each definition, indented by nesting. Any language the index parses.
+pub fn file_skeleton(conn: &Connection, repo: &Repo, file: usize) -> Result<String> {
+    let mut out = String::new();
+    let imports = imports(conn, repo, file)?;
+    if !imports.is_empty() {
+        out.push_str("# imports: ");
+        out.push_str(&imports.join(", "));
+        out.push('\n');
+    }
+    for d in repo.defs_of_file(file) {
+        let def = &repo.defs[d];
+        if def.kind != NodeKind::File {
+            out.push_str(&render::signature_lines(def, 4 * depth(repo, d)));
+        }
+    }
+    Ok(out)
+}
+
+/// The imports written in `file` (at its top level or in any definition), in source
+/// order, each once.
+fn imports(conn: &Connection, repo: &Repo, file: usize) -> Result<Vec<String>> {
+    let range = repo.defs_of_file(file);
+    let (Some(lo), Some(hi)) = (
+        range.clone().map(|d| repo.defs[d].id).min(),
+        range.map(|d| repo.defs[d].id).max(),
+    ) else {
+        return Ok(Vec::new());
+    };
+    let mut q = conn.prepare_cached(
+        "SELECT node_id, name, module, alias FROM refs \
+         WHERE node_id BETWEEN ?1 AND ?2 AND kind = 'import' ORDER BY seq, node_id",
+    )?;
+    let mut rows = q.query([lo, hi])?;
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    while let Some(r) = rows.next()? {
+        let node: i64 = r.get(0)?;
+        if repo.index_of(node).map(|d| repo.defs[d].file) != Some(file) {
+            continue;
+        }
+        let name: String = r.get(1)?;
+        let module: Option<String> = r.get(2)?;
+        let alias: Option<String> = r.get(3)?;
+        let text = import_text(&name, module.as_deref(), alias.as_deref());
+        if !text.is_empty() && seen.insert(text.clone()) {
+            out.push(text);
+        }
+    }
+    Ok(out)
+}
+
 fn compose(
     head: &Head,
     items: &[usize],

@@ -132,6 +132,8 @@ fn each_stage_uses_only_the_stages_below_it() {
         ),
         ("eval", &["context", "error", "query", "store", "text"]),
         ("hook", &["error", "facade", "index", "store"]),
+        // Restores a whole-repository pack's files: the pack's types, atomic writes.
+        ("unpack", &["context", "error", "store"]),
         // The MCP server: the facade's questions, the renderers' option types.
         ("serve", &["context", "error", "facade", "query", "store"]),
         (

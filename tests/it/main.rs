@@ -47,4 +47,5 @@ mod mcp;
 mod no_room;
 mod pack;
 mod redaction;
+mod repopack;
 mod skeleton;

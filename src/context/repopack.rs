@@ -1,0 +1,579 @@
+//! The whole repository as one document under a token budget: the tree of every indexed
+//! path, statistics, and every file in one of three layers decided by rank under the one
+//! budget: `full` (its text), `skeleton` (its imports and signatures, from the index) or
+//! `metadata` (no content, and why). Everything comes from the index: nothing is re-read or
+//! re-parsed, and secrets are already redacted there.
+//!
+//! Rank: READMEs and documentation first, then manifests and configuration, entry points,
+//! the rest by the repo map's PageRank, and tests and generated code last. A byte-identical
+//! copy of a file ranked before it points to that file instead of holding the text again.
+//!
+//! JSON (`codebase-indexer/repo-pack/1`) is what `unpack` restores files from; markdown and
+//! XML are for pasting.
+
+use crate::context::defgraph::Repo;
+use crate::context::pack::Format;
+use crate::context::render::{cdata, fence, xml_escape};
+use crate::context::skeleton::file_skeleton;
+use crate::context::tokens::{self, Account, Tokenizer};
+use crate::store::writer::{FLAG_INVALID_UTF8, FLAG_TEST};
+use anyhow::Result;
+use rusqlite::Connection;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, HashMap};
+
+pub const SCHEMA: &str = "codebase-indexer/repo-pack/1";
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// A ceiling on the whole document, structure included.
+    pub budget: usize,
+    pub format: Format,
+    pub tokenizer: Tokenizer,
+}
+
+impl Options {
+    pub const DEFAULT_BUDGET: usize = 100_000;
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            budget: Self::DEFAULT_BUDGET,
+            format: Format::Json,
+            tokenizer: Tokenizer::default(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layer {
+    Full,
+    Skeleton,
+}
+
+/// One file of the pack; as JSON, an element of `files`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RepoFile {
+    pub path: String,
+    pub language: String,
+    /// Bytes on disk when indexed.
+    pub size: u64,
+    /// Of the text the index holds: the file's bytes unless `redacted` or `lossy`.
+    pub sha256: String,
+    pub layer: Layer,
+    pub content: Option<String>,
+    /// Why a file has less than its full text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The path of the byte-identical file that carries this one's text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duplicate_of: Option<String>,
+    /// Secrets were replaced in the text: it is not the file's.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub redacted: bool,
+    /// Bytes that were not UTF-8 were replaced: it is not the file's.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub lossy: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Stats {
+    pub files: usize,
+    /// Files per language.
+    pub languages: BTreeMap<String, usize>,
+    pub full: usize,
+    pub skeleton: usize,
+    pub metadata: usize,
+    pub duplicates: usize,
+    /// Tokens of the whole document and the budget, with the tokenizer.
+    pub tokens: usize,
+    pub budget: usize,
+    pub tokenizer: String,
+}
+
+/// The pack as data, and as the text of its format.
+#[derive(Clone, Debug)]
+pub struct RepoPack {
+    pub stats: Stats,
+    pub tree: Vec<String>,
+    /// In rank order.
+    pub files: Vec<RepoFile>,
+    pub account: Account,
+    /// Set when the tree and the files' metadata alone exceed the budget: their tokens. The
+    /// pack then holds no content (and is over the budget by that much).
+    pub floor_exceeds_budget: Option<usize>,
+    pub text: String,
+}
+
+/// A file read from the index, with what each layer would show.
+struct Entry {
+    file: RepoFile,
+    full: String,
+    skeleton: Option<String>,
+    /// The entry carrying this one's bytes, ranked before it.
+    carrier: Option<usize>,
+}
+
+/// Packs the repository of `conn`, whose whole graph is `repo`.
+pub fn pack_in(conn: &Connection, repo: &Repo, opts: &Options) -> Result<RepoPack> {
+    if opts.budget == 0 {
+        crate::error::invalid!("the budget must be at least 1 token");
+    }
+    let mut entries = read_entries(conn, repo)?;
+    if entries.is_empty() {
+        crate::error::invalid!("the index holds no files: run `indexer index` first");
+    }
+    let mut languages = BTreeMap::new();
+    for e in &entries {
+        *languages.entry(e.file.language.clone()).or_insert(0) += 1;
+    }
+    let mut tree: Vec<String> = entries.iter().map(|e| e.file.path.clone()).collect();
+    tree.sort();
+    // The carrier of each content is its best-ranked copy.
+    let mut carriers: HashMap<String, usize> = HashMap::new();
+    for i in 0..entries.len() {
+        match carriers.get(&entries[i].file.sha256) {
+            Some(&c) => {
+                entries[i].carrier = Some(c);
+                entries[i].file.duplicate_of = Some(entries[c].file.path.clone());
+            }
+            None => {
+                carriers.insert(entries[i].file.sha256.clone(), i);
+            }
+        }
+    }
+    let tk = opts.tokenizer;
+    let base = Stats {
+        files: entries.len(),
+        languages,
+        budget: opts.budget,
+        tokenizer: tk.as_str().to_string(),
+        ..Stats::default()
+    };
+    let doc = Document {
+        format: opts.format,
+        tree: &tree,
+    };
+    // The floor: the tree and the statistics.
+    let floor = tk.count(&doc.render(&stats_of(&base, &[], 0), &[]));
+    // Best first: the full text when it takes at most a quarter of what is left (so that one
+    // large file does not take the room of many), else the skeleton, in what the floor left
+    // (a little kept for the statistics' digits; the exact fit below settles the rest).
+    let mut layers: Vec<Layer> = vec![Layer::Full; entries.len()];
+    let mut promoted: Vec<usize> = Vec::new();
+    let mut room = opts.budget.saturating_sub(floor).saturating_sub(16);
+    for (i, e) in entries.iter().enumerate() {
+        if floor > opts.budget || room < 8 {
+            break;
+        }
+        if e.carrier.is_some() {
+            continue;
+        }
+        let layered = [
+            (Layer::Full, Some(&e.full)),
+            (Layer::Skeleton, e.skeleton.as_ref()),
+        ];
+        for (layer, text) in layered {
+            let Some(text) = text.filter(|t| tokens::floor(t) <= room) else {
+                continue;
+            };
+            let cost = tk.count(&doc.file(&with_layer(&e.file, layer, text)));
+            let share = if layer == Layer::Full { room / 4 } else { room };
+            if cost <= share {
+                room -= cost;
+                layers[i] = layer;
+                promoted.push(i);
+                break;
+            }
+        }
+    }
+    let render_with = |taken: &[usize], n: usize| -> (Stats, Vec<RepoFile>, String) {
+        let mut shown: Vec<Option<Layer>> = vec![None; entries.len()];
+        for &i in taken {
+            shown[i] = Some(layers[i]);
+        }
+        // A copy is listed, without its text, when its carrier is shown.
+        let files: Vec<RepoFile> = (0..entries.len())
+            .filter_map(|i| {
+                let e = &entries[i];
+                match (shown[i], e.carrier.and_then(|c| shown[c])) {
+                    (Some(Layer::Full), _) => Some(with_layer(&e.file, Layer::Full, &e.full)),
+                    (Some(Layer::Skeleton), _) => Some(with_layer(
+                        &e.file,
+                        Layer::Skeleton,
+                        e.skeleton.as_deref().unwrap_or_default(),
+                    )),
+                    (None, Some(layer)) => Some(RepoFile {
+                        layer,
+                        ..e.file.clone()
+                    }),
+                    (None, None) => None,
+                }
+            })
+            .collect();
+        let s = stats_of(&base, &files, n);
+        let text = doc.render(&s, &files);
+        (s, files, text)
+    };
+    // The document states its own token count; over the budget, pieces go from the end.
+    let budget = if floor > opts.budget {
+        usize::MAX
+    } else {
+        opts.budget
+    };
+    let (taken, n) = tokens::fit_exact(tk, budget, promoted, |taken, n| render_with(taken, n).2)
+        .map_or((Vec::new(), floor), |(taken, _, n)| (taken, n));
+    let (stats, files, text) = render_with(&taken, n);
+    let account = Account {
+        tokenizer: tk,
+        budget: opts.budget,
+        tokens: stats.tokens,
+        included: stats.full + stats.skeleton,
+        dropped: stats.metadata,
+    };
+    Ok(RepoPack {
+        stats,
+        tree,
+        files,
+        account,
+        floor_exceeds_budget: (floor > opts.budget).then_some(floor),
+        text,
+    })
+}
+
+/// Every indexed file with its text, in rank order.
+fn read_entries(conn: &Connection, repo: &Repo) -> Result<Vec<Entry>> {
+    let restart: Vec<f64> = repo
+        .defs
+        .iter()
+        .map(|d| {
+            if repo.files[d.file].secondary {
+                0.1
+            } else {
+                1.0
+            }
+        })
+        .collect();
+    let rank = repo.pagerank(&restart);
+    let mut file_rank: HashMap<i64, f64> = HashMap::new();
+    let mut file_index: HashMap<i64, usize> = HashMap::new();
+    for (i, f) in repo.files.iter().enumerate() {
+        file_index.insert(f.id, i);
+    }
+    for (d, r) in repo.defs.iter().zip(&rank) {
+        *file_rank.entry(repo.files[d.file].id).or_default() += r;
+    }
+    let mut q = conn.prepare(
+        "SELECT f.id, f.path, f.language, f.size, f.flags, c.content, \
+                EXISTS (SELECT 1 FROM redactions r WHERE r.file_id = f.id) \
+         FROM files f JOIN file_contents c ON c.file_id = f.id ORDER BY f.path",
+    )?;
+    let mut rows = q.query([])?;
+    let mut ranked: Vec<((u8, f64, usize, String), Entry)> = Vec::new();
+    while let Some(r) = rows.next()? {
+        let id: i64 = r.get(0)?;
+        let path: String = r.get(1)?;
+        let language: String = r.get(2)?;
+        let size: i64 = r.get(3)?;
+        let flags: i64 = r.get(4)?;
+        let content: String = r.get(5)?;
+        let redacted: bool = r.get(6)?;
+        let skeleton = match file_index.get(&id) {
+            Some(&i) if crate::lang::by_name(&language).is_some() => {
+                Some(file_skeleton(conn, repo, i)?).filter(|s| !s.is_empty())
+            }
+            _ => None,
+        };
+        let class = class_of(&path, &language, flags);
+        let key = (
+            class,
+            -file_rank.get(&id).copied().unwrap_or(0.0),
+            path.matches('/').count(),
+            path.clone(),
+        );
+        let file = RepoFile {
+            sha256: sha256_hex(content.as_bytes()),
+            path,
+            language,
+            size: size.max(0) as u64,
+            layer: Layer::Full,
+            content: None,
+            reason: None,
+            duplicate_of: None,
+            redacted,
+            lossy: flags & FLAG_INVALID_UTF8 != 0,
+        };
+        ranked.push((
+            key,
+            Entry {
+                file,
+                full: content,
+                skeleton,
+                carrier: None,
+            },
+        ));
+    }
+    ranked.sort_by(|(a, _), (b, _)| {
+        a.0.cmp(&b.0)
+            .then(a.1.total_cmp(&b.1))
+            .then(a.2.cmp(&b.2))
+            .then(a.3.cmp(&b.3))
+    });
+    Ok(ranked.into_iter().map(|(_, e)| e).collect())
+}
+
+/// Which group a file is ranked in: 0 the top-level README and the documentation's index,
+/// 1 manifests and configuration, 2 entry points, 3 the rest of the code (by PageRank), 4
+/// other documentation and text, 5 tests and generated code. Documentation beyond the
+/// README comes after the code: changelogs and translations would otherwise take the budget.
+fn class_of(path: &str, language: &str, flags: i64) -> u8 {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    let stem = name.split('.').next().unwrap_or(&name);
+    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    let depth = path.matches('/').count();
+    if flags & FLAG_TEST != 0 || is_generated(path, &name) {
+        return 5;
+    }
+    if (depth == 0 && stem == "readme")
+        || (path.starts_with("docs/") && depth == 1 && stem == "index")
+    {
+        return 0;
+    }
+    const MANIFESTS: &[&str] = &[
+        "cargo.toml",
+        "package.json",
+        "pyproject.toml",
+        "setup.py",
+        "setup.cfg",
+        "go.mod",
+        "pom.xml",
+        "build.gradle",
+        "build.gradle.kts",
+        "settings.gradle",
+        "gemfile",
+        "composer.json",
+        "cmakelists.txt",
+        "makefile",
+        "mix.exs",
+        "package.swift",
+        "build.sbt",
+        "tsconfig.json",
+        "requirements.txt",
+        "tox.ini",
+        "meson.build",
+    ];
+    if depth <= 1 && (MANIFESTS.contains(&name.as_str()) || ext == "gemspec" || ext == "csproj") {
+        return 1;
+    }
+    if depth == 0 && matches!(ext, "toml" | "yaml" | "yml" | "ini" | "cfg") {
+        return 1;
+    }
+    if crate::lang::by_name(language).is_none() {
+        return 4;
+    }
+    let entry = matches!(
+        stem,
+        "main" | "__main__" | "cli" | "app" | "lib" | "index" | "server"
+    );
+    if depth <= 2 && entry {
+        return 2;
+    }
+    3
+}
+
+fn is_generated(path: &str, name: &str) -> bool {
+    name.ends_with(".min.js")
+        || name.ends_with(".min.css")
+        || name.ends_with("_pb2.py")
+        || name.ends_with(".pb.go")
+        || name.ends_with(".generated.ts")
+        || path
+            .split('/')
+            .any(|p| p == "generated" || p == "__generated__")
+}
+
+/// The SHA-256 of `bytes`, in hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn with_layer(f: &RepoFile, layer: Layer, text: &str) -> RepoFile {
+    RepoFile {
+        layer,
+        content: Some(text.to_string()),
+        reason: (layer == Layer::Skeleton).then(|| "budget".into()),
+        ..f.clone()
+    }
+}
+
+fn stats_of(base: &Stats, files: &[RepoFile], tokens: usize) -> Stats {
+    let count = |l: Layer| {
+        files
+            .iter()
+            .filter(|f| f.layer == l && f.duplicate_of.is_none())
+            .count()
+    };
+    let duplicates = files.iter().filter(|f| f.duplicate_of.is_some()).count();
+    let (full, skeleton) = (count(Layer::Full), count(Layer::Skeleton));
+    Stats {
+        full,
+        skeleton,
+        metadata: base.files - full - skeleton - duplicates,
+        duplicates,
+        tokens,
+        ..base.clone()
+    }
+}
+
+/// The document's shape in one format.
+struct Document<'a> {
+    format: Format,
+    tree: &'a [String],
+}
+
+impl Document<'_> {
+    fn render(&self, stats: &Stats, files: &[RepoFile]) -> String {
+        let mut out = String::new();
+        match self.format {
+            Format::Json => {
+                out.push_str(&format!("{{\"schema\": \"{SCHEMA}\",\n\"stats\": "));
+                out.push_str(&serde_json::to_string(stats).unwrap_or_default());
+                out.push_str(",\n\"tree\": ");
+                out.push_str(&serde_json::to_string(&folders(self.tree)).unwrap_or_default());
+                out.push_str(",\n\"files\": [");
+                for (i, f) in files.iter().enumerate() {
+                    out.push_str(if i == 0 { "\n" } else { ",\n" });
+                    out.push_str(self.file(f).trim_end());
+                }
+                out.push_str("\n]}\n");
+            }
+            Format::Markdown => {
+                out.push_str(&format!(
+                    "# Repository pack\n\n{} files ({}); {} in full, {} as skeletons, {} as metadata, {} duplicates; {} of {} tokens ({})\n\n## Tree\n\n```\n",
+                    stats.files,
+                    stats
+                        .languages
+                        .iter()
+                        .map(|(l, n)| format!("{l} {n}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    stats.full,
+                    stats.skeleton,
+                    stats.metadata,
+                    stats.duplicates,
+                    stats.tokens,
+                    stats.budget,
+                    stats.tokenizer,
+                ));
+                for (folder, names) in folders(self.tree) {
+                    out.push_str(&format!("{folder}/\n"));
+                    for n in names {
+                        out.push_str(&format!("  {n}\n"));
+                    }
+                }
+                out.push_str("```\n\n## Files\n");
+                for f in files {
+                    out.push_str(&self.file(f));
+                }
+            }
+            Format::Xml => {
+                out.push_str(&format!(
+                    "<repository schema=\"{SCHEMA}\">\n<stats>{}</stats>\n<tree>\n",
+                    xml_escape(&serde_json::to_string(stats).unwrap_or_default())
+                ));
+                for (folder, names) in folders(self.tree) {
+                    out.push_str(&format!(
+                        "<folder path=\"{}\">{}</folder>\n",
+                        xml_escape(folder),
+                        xml_escape(&names.join("\n"))
+                    ));
+                }
+                out.push_str("</tree>\n");
+                for f in files {
+                    out.push_str(&self.file(f));
+                }
+                out.push_str("</repository>\n");
+            }
+        }
+        out
+    }
+
+    /// One file as the document shows it.
+    fn file(&self, f: &RepoFile) -> String {
+        match self.format {
+            Format::Json => serde_json::to_string(f).unwrap_or_default() + "\n",
+            Format::Markdown => {
+                let mut head = format!(
+                    "\n### {}\n{}, {} bytes, sha256 {}, {}",
+                    f.path,
+                    f.language,
+                    f.size,
+                    f.sha256,
+                    layer_name(f.layer)
+                );
+                if let Some(d) = &f.duplicate_of {
+                    head.push_str(&format!(", same as {d}"));
+                } else if let Some(r) = &f.reason {
+                    head.push_str(&format!(" ({r})"));
+                }
+                if f.redacted {
+                    head.push_str(", secrets redacted");
+                }
+                head.push('\n');
+                if let Some(c) = &f.content {
+                    let fence = fence(c);
+                    head.push_str(&format!("{fence}\n{}\n{fence}\n", c.trim_end_matches('\n')));
+                }
+                head
+            }
+            Format::Xml => {
+                let mut attrs = format!(
+                    "path=\"{}\" language=\"{}\" size=\"{}\" sha256=\"{}\" layer=\"{}\"",
+                    xml_escape(&f.path),
+                    xml_escape(&f.language),
+                    f.size,
+                    f.sha256,
+                    layer_name(f.layer)
+                );
+                if let Some(d) = &f.duplicate_of {
+                    attrs.push_str(&format!(" duplicate_of=\"{}\"", xml_escape(d)));
+                }
+                if let Some(r) = &f.reason {
+                    attrs.push_str(&format!(" reason=\"{}\"", xml_escape(r)));
+                }
+                match &f.content {
+                    Some(c) => format!("<file {attrs}>{}</file>\n", cdata(c)),
+                    None => format!("<file {attrs}/>\n"),
+                }
+            }
+        }
+    }
+}
+
+/// The paths grouped by folder (`.` for the top), each folder's file names in order: every
+/// path once, and a folder's name once for all its files.
+fn folders(tree: &[String]) -> BTreeMap<&str, Vec<&str>> {
+    let mut out: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for p in tree {
+        let (folder, name) = p.rsplit_once('/').unwrap_or((".", p));
+        out.entry(folder).or_default().push(name);
+    }
+    out
+}
+
+fn layer_name(l: Layer) -> &'static str {
+    match l {
+        Layer::Full => "full",
+        Layer::Skeleton => "skeleton",
+    }
+}

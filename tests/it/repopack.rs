@@ -1,0 +1,291 @@
+//! The whole-repository pack and `unpack`, on a small project written by the test in Python,
+//! Go, Rust and JavaScript: every full file comes back byte for byte, the budget is a ceiling
+//! on the whole document (tiktoken's count), byte-identical files are packed once, a floor
+//! over the budget is said, and a crafted pack writes nothing outside its folder.
+
+use crate::common::lab::Rng;
+use crate::common::{index, indexer, write_tree};
+use codebase_indexer::{unpack, FileLayer, Index, PackFormat, RepoPack, RepoPackOptions};
+use std::path::{Path, PathBuf};
+
+const LICENSE: &str = "Permission is granted to use this project.\n";
+
+fn project() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let big: String = (0..300)
+        .map(|i| format!("    total += entry_{i} * rate  # entry {i} of the ledger\n"))
+        .collect();
+    write_tree(
+        &root,
+        &[
+            ("README.md", "# Shop\n\nOrders, payments and a ledger.\n"),
+            ("pyproject.toml", "[project]\nname = \"shop\"\n"),
+            (
+                "shop/orders.py",
+                "from shop.payments import charge\n\n\ndef checkout(order):\n    \"\"\"Charge the order.\"\"\"\n    return charge(order.total)\n",
+            ),
+            (
+                "shop/payments.py",
+                "def charge(amount):\n    return round(amount * 1.2, 2)\n",
+            ),
+            (
+                "shop/ledger.py",
+                &format!("def monthly(rate):\n    total = 0\n{big}    return total\n"),
+            ),
+            (
+                "svc/server.go",
+                "package svc\n\n// Serve answers.\nfunc Serve(port int) error {\n\treturn nil\n}\n",
+            ),
+            (
+                "core/src/lib.rs",
+                "/// Adds.\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
+            ),
+            (
+                "web/cart.js",
+                "export function total(items) {\n  return items.reduce((a, b) => a + b, 0);\n}\n",
+            ),
+            ("LICENSE", LICENSE),
+            ("legal/LICENSE", LICENSE),
+            (
+                "shop/settings.py",
+                "API_TOKEN = \"ghp_abcdefghijklmnopqrstuvwxyz0123456789\"\n",
+            ),
+            (
+                "tests/test_orders.py",
+                "from shop.orders import checkout\n\n\ndef test_checkout():\n    assert checkout\n",
+            ),
+        ],
+    );
+    let db = dir.path().join("index.db");
+    index(&root, &db);
+    (dir, root, db)
+}
+
+fn pack(db: &Path, budget: usize, format: PackFormat) -> RepoPack {
+    Index::open(db)
+        .unwrap()
+        .pack_repository(&RepoPackOptions {
+            budget,
+            format,
+            ..RepoPackOptions::default()
+        })
+        .unwrap()
+}
+
+fn tiktoken(text: &str) -> usize {
+    tiktoken_rs::o200k_base()
+        .unwrap()
+        .encode_ordinary(text)
+        .len()
+}
+
+#[test]
+fn a_round_trip_restores_every_full_file_byte_for_byte() {
+    let (dir, root, db) = project();
+    let p = pack(&db, 100_000, PackFormat::Json);
+    assert_eq!(p.stats.files, 12);
+    assert_eq!(p.tree.len(), 12);
+    assert_eq!(p.files[0].path, "README.md", "the README ranks first");
+    let full: Vec<&str> = p
+        .files
+        .iter()
+        .filter(|f| f.layer == FileLayer::Full && f.duplicate_of.is_none())
+        .map(|f| f.path.as_str())
+        .collect();
+    for path in [
+        "shop/orders.py",
+        "svc/server.go",
+        "core/src/lib.rs",
+        "web/cart.js",
+    ] {
+        assert!(full.contains(&path), "{path} in full: {full:?}");
+    }
+    // The two licences are one text: the copy points to the first.
+    let copies: Vec<_> = p
+        .files
+        .iter()
+        .filter(|f| f.duplicate_of.is_some())
+        .collect();
+    assert_eq!(copies.len(), 1, "{copies:?}");
+    assert_eq!(copies[0].content, None);
+    assert_eq!(p.stats.duplicates, 1);
+
+    let out = dir.path().join("restored");
+    let done = unpack(&p.text, &out, false).unwrap();
+    assert!(done.mismatched.is_empty(), "{:?}", done.mismatched);
+    for path in &done.written {
+        assert_eq!(
+            std::fs::read(out.join(path)).unwrap(),
+            std::fs::read(root.join(path)).unwrap(),
+            "{path}"
+        );
+    }
+    // The copy is restored from its carrier's text.
+    assert!(done.written.contains(&"LICENSE".to_string()));
+    assert!(done.written.contains(&"legal/LICENSE".to_string()));
+    // The file whose secret the index redacted is not restored, and says why.
+    let (_, why) = done
+        .refused
+        .iter()
+        .find(|(p, _)| p == "shop/settings.py")
+        .expect("settings.py refused");
+    assert!(why.contains("redacted"), "{why}");
+    // A second unpack replaces nothing without --force.
+    let again = unpack(&p.text, &out, false).unwrap();
+    assert!(again.written.is_empty(), "{:?}", again.written);
+    assert!(again.refused.iter().any(|(_, w)| w.contains("--force")));
+    std::fs::write(out.join("shop/orders.py"), "edited\n").unwrap();
+    let forced = unpack(&p.text, &out, true).unwrap();
+    assert!(forced.written.contains(&"shop/orders.py".to_string()));
+    assert_eq!(
+        std::fs::read(out.join("shop/orders.py")).unwrap(),
+        std::fs::read(root.join("shop/orders.py")).unwrap()
+    );
+}
+
+#[test]
+fn the_budget_is_a_ceiling_on_the_whole_document() {
+    let (_dir, _root, db) = project();
+    let floor = pack(&db, 1, PackFormat::Json)
+        .floor_exceeds_budget
+        .expect("a budget of one token is under the floor");
+    let mut rng = Rng::new("REPOPACK_SEED", 3);
+    let mut layers_seen = std::collections::HashSet::new();
+    for round in 0..24 {
+        let budget = floor + (rng.next() * 4000.0) as usize;
+        let format = [PackFormat::Json, PackFormat::Markdown, PackFormat::Xml][round % 3];
+        let p = pack(&db, budget, format);
+        let n = tiktoken(&p.text);
+        assert!(n <= budget, "{format:?} at {budget}: {n} tokens");
+        assert_eq!(
+            p.stats.tokens, n,
+            "{format:?} at {budget}: the stated count"
+        );
+        assert!(p.floor_exceeds_budget.is_none());
+        assert_eq!(
+            p.stats.full + p.stats.skeleton + p.stats.metadata + p.stats.duplicates,
+            p.stats.files
+        );
+        for f in &p.files {
+            layers_seen.insert(f.layer);
+        }
+        if format == PackFormat::Json {
+            let v: serde_json::Value = serde_json::from_str(&p.text).unwrap();
+            assert_eq!(v["schema"], "codebase-indexer/repo-pack/1");
+            assert_eq!(v["stats"]["tokens"], n);
+        }
+    }
+    // Small budgets show the large file as its skeleton, which unpack does not restore.
+    assert!(
+        layers_seen.contains(&FileLayer::Skeleton),
+        "{layers_seen:?}"
+    );
+    let p = (floor..floor + 4000)
+        .step_by(50)
+        .map(|b| pack(&db, b, PackFormat::Json))
+        .find(|p| {
+            p.files
+                .iter()
+                .any(|f| f.path == "shop/ledger.py" && f.layer == FileLayer::Skeleton)
+        })
+        .expect("a budget where the ledger is a skeleton");
+    let out = tempfile::tempdir().unwrap();
+    let done = unpack(&p.text, out.path(), false).unwrap();
+    let (_, why) = done
+        .refused
+        .iter()
+        .find(|(p, _)| p == "shop/ledger.py")
+        .unwrap();
+    assert!(why.contains("skeleton"), "{why}");
+    assert!(!out.path().join("shop/ledger.py").exists());
+}
+
+#[test]
+fn a_floor_over_the_budget_is_said_and_packs_no_file() {
+    let (_dir, root, db) = project();
+    let p = pack(&db, 20, PackFormat::Json);
+    let floor = p.floor_exceeds_budget.expect("over");
+    assert!(p.files.is_empty());
+    assert_eq!(p.stats.metadata, p.stats.files);
+    assert_eq!(p.stats.tokens, tiktoken(&p.text));
+    assert!(floor > 20);
+    // The command line says so on stderr.
+    let cache = tempfile::tempdir().unwrap();
+    let out = indexer(
+        cache.path(),
+        &root,
+        &[
+            "pack",
+            "--all",
+            "--budget",
+            "20",
+            "--db",
+            db.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("over the budget of 20"), "{err}");
+}
+
+#[test]
+fn a_crafted_pack_writes_nothing_outside_its_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let target = dir.path().join("out");
+    std::fs::create_dir_all(&target).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&outside, target.join("link")).unwrap();
+    let sha = |text: &str| {
+        use sha2::Digest;
+        sha2::Sha256::digest(text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    let file = |path: &str, content: &str| {
+        serde_json::json!({
+            "path": path, "language": "text", "size": content.len(), "sha256": sha(content),
+            "layer": "full", "content": content,
+        })
+    };
+    let escaped = outside.join("abs.txt");
+    let doc = serde_json::json!({
+        "schema": "codebase-indexer/repo-pack/1",
+        "stats": {},
+        "tree": {},
+        "files": [
+            file("../escaped.txt", "up"),
+            file(escaped.to_str().unwrap(), "absolute"),
+            file("link/through.txt", "through a link"),
+            file("./dot.txt", "dot"),
+            file("fine/ok.txt", "ok"),
+            {"path": "wrong.txt", "language": "text", "size": 1, "sha256": sha("other"),
+             "layer": "full", "content": "x"},
+        ],
+    });
+    let done = unpack(&doc.to_string(), &target, true).unwrap();
+    assert_eq!(done.written, vec!["fine/ok.txt", "wrong.txt"]);
+    assert_eq!(done.mismatched, vec!["wrong.txt"]);
+    let refused: Vec<&str> = done.refused.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(refused.len(), 4, "{:?}", done.refused);
+    assert!(!dir.path().join("escaped.txt").exists());
+    assert!(!escaped.exists());
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+    assert_eq!(
+        std::fs::read_to_string(target.join("fine/ok.txt")).unwrap(),
+        "ok"
+    );
+    // Not a pack at all: a clear error.
+    let e = unpack(
+        "{\"schema\": \"something/else\", \"files\": []}",
+        &target,
+        false,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("schema"), "{e}");
+    let e = unpack("not json", &target, false).unwrap_err();
+    assert!(e.to_string().contains("not a whole-repository pack"), "{e}");
+}
