@@ -364,6 +364,15 @@ struct PackArgs {
     /// metadata, by rank, within the budget (default 100000). JSON is what `unpack` reads.
     #[arg(long, conflicts_with_all = ["query", "signatures_only"])]
     all: bool,
+    /// With --all: an issue or question the pack is for (`-` reads it from standard input):
+    /// the files it needs come first, in full where they fit.
+    #[arg(
+        long,
+        value_name = "TEXT",
+        requires = "all",
+        allow_hyphen_values = true
+    )]
+    task: Option<String>,
     /// A question or issue text (`-` reads it from standard input).
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     query: Option<String>,
@@ -906,6 +915,7 @@ fn pack(
     PackArgs {
         entry,
         all,
+        task,
         query,
         budget,
         signatures_only,
@@ -924,6 +934,7 @@ fn pack(
             budget: budget.unwrap_or(RepoPackOptions::DEFAULT_BUDGET),
             format,
             tokenizer: render.tokenizer,
+            task: task.map(read_text).transpose()?,
         };
         let p = open(&render.target)?.pack_repository(&options)?;
         if let Some(floor) = p.floor_exceeds_budget {

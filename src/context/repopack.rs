@@ -4,9 +4,11 @@
 //! `metadata` (no content, and why). Everything comes from the index: nothing is re-read or
 //! re-parsed, and secrets are already redacted there.
 //!
-//! Rank: READMEs and documentation first, then manifests and configuration, entry points,
-//! the rest by the repo map's PageRank, and tests and generated code last. A byte-identical
-//! copy of a file ranked before it points to that file instead of holding the text again.
+//! Rank: the README first, then manifests and configuration, entry points, the rest of the
+//! code by the repo map's PageRank, other documentation, and tests and generated code last.
+//! With a task (an issue, a question), the files `rank-files` gives it come right after the
+//! README and the PageRank restarts where the task points. A byte-identical copy of a file
+//! ranked before it points to that file instead of holding the text again.
 //!
 //! JSON (`codebase-indexer/repo-pack/1`) is what `unpack` restores files from; markdown and
 //! XML are for pasting.
@@ -14,6 +16,7 @@
 use crate::context::defgraph::Repo;
 use crate::context::pack::Format;
 use crate::context::render::{cdata, fence, xml_escape};
+use crate::context::repomap;
 use crate::context::skeleton::file_skeleton;
 use crate::context::tokens::{self, Account, Tokenizer};
 use crate::store::writer::{FLAG_INVALID_UTF8, FLAG_TEST};
@@ -31,10 +34,15 @@ pub struct Options {
     pub budget: usize,
     pub format: Format,
     pub tokenizer: Tokenizer,
+    /// An issue or a question: the files it needs come first (after the README), and the
+    /// rest of the code is ranked by PageRank restarting where it points.
+    pub task: Option<String>,
 }
 
 impl Options {
     pub const DEFAULT_BUDGET: usize = 100_000;
+    /// Files that `rank-files` gives a task, ranked right after the README.
+    pub const TASK_FILES: usize = 20;
 }
 
 impl Default for Options {
@@ -43,6 +51,7 @@ impl Default for Options {
             budget: Self::DEFAULT_BUDGET,
             format: Format::Json,
             tokenizer: Tokenizer::default(),
+            task: None,
         }
     }
 }
@@ -119,6 +128,8 @@ struct Entry {
     skeleton: Option<String>,
     /// The entry carrying this one's bytes, ranked before it.
     carrier: Option<usize>,
+    /// One of the files the task needs.
+    needed: bool,
 }
 
 /// Packs the repository of `conn`, whose whole graph is `repo`.
@@ -126,7 +137,7 @@ pub fn pack_in(conn: &Connection, repo: &Repo, opts: &Options) -> Result<RepoPac
     if opts.budget == 0 {
         crate::error::invalid!("the budget must be at least 1 token");
     }
-    let mut entries = read_entries(conn, repo)?;
+    let mut entries = read_entries(conn, repo, opts.task.as_deref())?;
     if entries.is_empty() {
         crate::error::invalid!("the index holds no files: run `indexer index` first");
     }
@@ -164,7 +175,8 @@ pub fn pack_in(conn: &Connection, repo: &Repo, opts: &Options) -> Result<RepoPac
     // The floor: the tree and the statistics.
     let floor = tk.count(&doc.render(&stats_of(&base, &[], 0), &[]));
     // Best first: the full text when it takes at most a quarter of what is left (so that one
-    // large file does not take the room of many), else the skeleton, in what the floor left
+    // large file does not take the room of many; a file the task needs may take it all),
+    // else the skeleton, in what the floor left
     // (a little kept for the statistics' digits; the exact fit below settles the rest).
     let mut layers: Vec<Layer> = vec![Layer::Full; entries.len()];
     let mut promoted: Vec<usize> = Vec::new();
@@ -185,7 +197,11 @@ pub fn pack_in(conn: &Connection, repo: &Repo, opts: &Options) -> Result<RepoPac
                 continue;
             };
             let cost = tk.count(&doc.file(&with_layer(&e.file, layer, text)));
-            let share = if layer == Layer::Full { room / 4 } else { room };
+            let share = if layer == Layer::Full && !e.needed {
+                room / 4
+            } else {
+                room
+            };
             if cost <= share {
                 room -= cost;
                 layers[i] = layer;
@@ -249,8 +265,8 @@ pub fn pack_in(conn: &Connection, repo: &Repo, opts: &Options) -> Result<RepoPac
 }
 
 /// Every indexed file with its text, in rank order.
-fn read_entries(conn: &Connection, repo: &Repo) -> Result<Vec<Entry>> {
-    let restart: Vec<f64> = repo
+fn read_entries(conn: &Connection, repo: &Repo, task: Option<&str>) -> Result<Vec<Entry>> {
+    let mut restart: Vec<f64> = repo
         .defs
         .iter()
         .map(|d| {
@@ -261,6 +277,24 @@ fn read_entries(conn: &Connection, repo: &Repo) -> Result<Vec<Entry>> {
             }
         })
         .collect();
+    // A task: the files it needs by position, and the walk restarting where it points.
+    let mut needed: HashMap<String, usize> = HashMap::new();
+    if let Some(task) = task {
+        for (i, f) in crate::query::rank_files::rank_files(conn, task, Options::TASK_FILES)?
+            .into_iter()
+            .enumerate()
+        {
+            needed.insert(f.path, i);
+        }
+        let hits = repomap::query_hits(conn, task, 400)?;
+        let seeds = repomap::query_seeds(repo, task, &hits);
+        if !seeds.is_empty() {
+            restart.iter_mut().for_each(|w| *w = 0.0);
+            for (d, w) in seeds {
+                restart[d] += w;
+            }
+        }
+    }
     let rank = repo.pagerank(&restart);
     let mut file_rank: HashMap<i64, f64> = HashMap::new();
     let mut file_index: HashMap<i64, usize> = HashMap::new();
@@ -291,13 +325,21 @@ fn read_entries(conn: &Connection, repo: &Repo) -> Result<Vec<Entry>> {
             }
             _ => None,
         };
-        let class = class_of(&path, &language, flags);
-        let key = (
-            class,
-            -file_rank.get(&id).copied().unwrap_or(0.0),
-            path.matches('/').count(),
-            path.clone(),
-        );
+        let (class, order) = match needed.get(&path) {
+            Some(&i) if class_of(&path, &language, flags) > 0 => (1, i as f64),
+            _ => {
+                let class = class_of(&path, &language, flags);
+                // Classes after the task's files move down one.
+                let class = if class > 0 && !needed.is_empty() {
+                    class + 1
+                } else {
+                    class
+                };
+                (class, -file_rank.get(&id).copied().unwrap_or(0.0))
+            }
+        };
+        let is_needed = needed.contains_key(&path);
+        let key = (class, order, path.matches('/').count(), path.clone());
         let file = RepoFile {
             sha256: sha256_hex(content.as_bytes()),
             path,
@@ -317,6 +359,7 @@ fn read_entries(conn: &Connection, repo: &Repo) -> Result<Vec<Entry>> {
                 full: content,
                 skeleton,
                 carrier: None,
+                needed: is_needed,
             },
         ));
     }

@@ -289,3 +289,31 @@ fn a_crafted_pack_writes_nothing_outside_its_folder() {
     let e = unpack("not json", &target, false).unwrap_err();
     assert!(e.to_string().contains("not a whole-repository pack"), "{e}");
 }
+
+#[test]
+fn a_task_puts_the_files_it_needs_first() {
+    let (_dir, _root, db) = project();
+    let index = Index::open(&db).unwrap();
+    let with = |task: Option<&str>| {
+        index
+            .pack_repository(&RepoPackOptions {
+                budget: 100_000,
+                task: task.map(String::from),
+                ..RepoPackOptions::default()
+            })
+            .unwrap()
+    };
+    let plain = with(None);
+    let position = |p: &RepoPack, path: &str| p.files.iter().position(|f| f.path == path);
+    let task = with(Some("the monthly ledger total is wrong for some rates"));
+    assert_eq!(task.files[0].path, "README.md");
+    assert_eq!(
+        task.files[1].path,
+        "shop/ledger.py",
+        "{:?}",
+        task.files.iter().map(|f| &f.path).collect::<Vec<_>>()
+    );
+    assert_eq!(task.files[1].layer, FileLayer::Full);
+    assert!(position(&plain, "shop/ledger.py") > Some(1));
+    assert!(task.stats.tokens <= 100_000);
+}
