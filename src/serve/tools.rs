@@ -5,7 +5,7 @@
 
 use super::repos::{Reads, Renderer, Repo};
 use super::Served;
-use crate::context::{cursor, impact, pack, repomap, skeleton, tokens::Tokenizer};
+use crate::context::{cursor, impact, pack, repomap, repopack, skeleton, tokens::Tokenizer};
 use crate::error::{Error, Result};
 use crate::facade::{SearchOptions, TraceOptions};
 use crate::query::blast::{self, Shows};
@@ -97,6 +97,11 @@ pub const TOOLS: &[ToolSpec] = &[
         name: "impact",
         description: "What a git diff changes and the context needed to reason about it, under the budget: the changed definitions in full with their diff, then the definitions most likely affected (call graph, text similarity, same file, co-change), each saying why it is there. Without `rev` the uncommitted work tree (untracked files included) against HEAD; `staged` the staged changes; `rev` a commit (against its first parent), `A..B` or `A...B`. Use it to review a change or to see what an edit may break.",
         schema: schema_of::<ImpactArgs>,
+    },
+    ToolSpec {
+        name: "pack_repository",
+        description: "The whole repository as one document under the budget: every indexed path (by folder), then files by rank in full or as their skeleton (imports and signatures), the rest in the tree only. With `task` (an issue or question) the files it needs come first, in full where they fit. Use it to hand over a repository at once; for the code of one task, pack is smaller.",
+        schema: schema_of::<RepoPackArgs>,
     },
     ToolSpec {
         name: "get_file",
@@ -221,6 +226,18 @@ struct ImpactArgs {
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+struct RepoPackArgs {
+    /// An issue or question the pack is for: the files it needs come first.
+    task: Option<String>,
+    /// markdown (default), xml or json.
+    format: Option<String>,
+    repo: Option<String>,
+    /// Tokens the answer may take (default 100000).
+    budget_tokens: Option<usize>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct RankArgs {
     /// The issue text, question or traceback.
     query: String,
@@ -321,6 +338,7 @@ pub fn call(served: &Served, name: &str, args: Map<String, Value>) -> Option<Res
         "skeleton" => parse(args).and_then(|a| skeleton(served, a)),
         "map" => parse(args).and_then(|a| map(served, a)),
         "pack" => parse(args).and_then(|a| pack(served, a)),
+        "pack_repository" => parse(args).and_then(|a| pack_repository(served, a)),
         "impact" => parse(args).and_then(|a| impact(served, a)),
         "get_file" => parse(args).and_then(|a| get_file(served, a)),
         "get_tree" => parse(args).and_then(|a| get_tree(served, a)),
@@ -916,6 +934,51 @@ fn rendered(
         structured: Value::Object(m),
         text,
     }
+}
+
+fn pack_repository(served: &Served, a: RepoPackArgs) -> Result<Answer> {
+    let budget = budget(a.budget_tokens, repopack::Options::DEFAULT_BUDGET)?;
+    let repo = served.pick(a.repo.as_deref())?;
+    let format = match a.format.as_deref() {
+        None => pack::Format::Markdown,
+        Some(f) => <pack::Format as clap::ValueEnum>::from_str(f, true).map_err(|_| {
+            Error::invalid(format!("format {f:?} is not one of markdown, xml, json"))
+        })?,
+    };
+    // As for impact: markdown opens with the repository's line, XML and JSON are documents.
+    let header = match format {
+        pack::Format::Markdown => {
+            format!("# repository pack of {} ({})\n", repo.name, age_note(repo))
+        }
+        pack::Format::Xml | pack::Format::Json => String::new(),
+    };
+    let room = if header.is_empty() {
+        budget
+    } else {
+        renderer_room(served, budget, &header)?
+    };
+    let options = repopack::Options {
+        budget: room,
+        format,
+        tokenizer: served.tokenizer,
+        task: a.task,
+    };
+    let p = repo.with_graph_index(Renderer::Pack, |index| index.pack_repository(&options))?;
+    if let Some(floor) = p.floor_exceeds_budget {
+        return Err(Error::invalid(format!(
+            "the tree of this repository alone takes {floor} tokens: give budget_tokens of at least {} (or use skeleton or get_tree)",
+            floor + (budget - room) + 1
+        )));
+    }
+    let mut m = Map::new();
+    m.insert("stats".into(), json!(p.stats));
+    let files: Vec<Value> = p
+        .files
+        .iter()
+        .map(|f| json!({"path": f.path, "layer": f.layer, "duplicate_of": f.duplicate_of}))
+        .collect();
+    m.insert("files".into(), Value::Array(files));
+    Ok(rendered(served, repo, budget, header, &p.text, m))
 }
 
 fn skeleton(served: &Served, a: SkeletonArgs) -> Result<Answer> {

@@ -83,6 +83,7 @@ TOOLS = [
     "map",
     "pack",
     "impact",
+    "pack_repository",
     "get_file",
     "get_tree",
     "list_repos",
@@ -463,6 +464,15 @@ async def check_every_tool(c, root, name):
     check(CHECKOUT_SOURCE.strip() in text and "def tax(total):" in text, "pack around checkout holds it and its callee", text)
     s, text = await call(c, "pack", {"path": "svc/inventory.go", "budget_tokens": 800})
     check("func listenOn(port int) int" in text, "pack around a file holds its code", text)
+
+    s, text = await call(c, "pack_repository", {"budget_tokens": 3000})
+    check(s["stats"]["files"] == len(SHOP_FILES) and all(Path(p).name in text for p in SHOP_FILES), "pack_repository names every file", (s["stats"], text[:400]))
+    check(text.startswith(f"# repository pack of {name} ("), "pack_repository opens with the repository", text[:200])
+    s, text = await call(c, "pack_repository", {"task": "the inventory server listens on a port", "format": "json", "budget_tokens": 3000})
+    first = [f for f in s["files"] if f["path"] == "svc/inventory.go"]
+    check(first and first[0]["layer"] == "full" and s["files"].index(first[0]) <= 1, "with a task the file it needs comes first, in full", s["files"])
+    check(json.loads(text)["schema"] == "codebase-indexer/repo-pack/1", "the JSON pack is a document of its own", text[:200])
+    await call_error(c, "pack_repository", {"budget_tokens": 60}, "invalid_argument", ["alone takes"])
 
     # The fixture's only commit against the empty tree: every definition is added.
     s, text = await call(c, "impact", {"rev": "HEAD", "symbols": ["pkg.shop.checkout", "svc.ServeInventory"], "budget_tokens": 3000})
