@@ -174,10 +174,10 @@ pub fn pack_in(conn: &Connection, repo: &Repo, opts: &Options) -> Result<RepoPac
     };
     // The floor: the tree and the statistics.
     let floor = tk.count(&doc.render(&stats_of(&base, &[], 0), &[]));
-    // Best first: the full text when it takes at most a quarter of what is left (so that one
-    // large file does not take the room of many; a file the task needs may take it all),
-    // else the skeleton, in what the floor left
-    // (a little kept for the statistics' digits; the exact fit below settles the rest).
+    // Best first, in what the floor leaves (less a little for the statistics' digits; the
+    // exact fit below settles the rest): the full text when it takes at most a quarter of
+    // the room left, so that one large file does not take the room of many (a file the task
+    // needs may take it all), else the skeleton.
     let mut layers: Vec<Layer> = vec![Layer::Full; entries.len()];
     let mut promoted: Vec<usize> = Vec::new();
     let mut room = opts.budget.saturating_sub(floor).saturating_sub(16);
