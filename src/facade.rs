@@ -468,7 +468,8 @@ impl Index {
     /// full, as its skeleton or as metadata, by rank.
     pub fn pack_repository(&self, options: &repopack::Options) -> Result<repopack::RepoPack> {
         self.warm(options.tokenizer);
-        self.with_graph(|conn, repo| repopack::pack_in(conn, repo, options))
+        let root = self.root()?;
+        self.with_graph(|conn, repo| repopack::pack_in(conn, repo, options, root.as_deref()))
     }
 
     /// What a git diff changes and the context it needs, under a token budget. Reads the

@@ -1,7 +1,9 @@
 //! The whole repository as one document under a token budget: the tree of every indexed
-//! path, statistics, and every file in one of three layers decided by rank under the one
-//! budget: `full` (its text), `skeleton` (its imports and signatures, from the index) or
-//! `metadata` (no content, and why). Everything comes from the index: nothing is re-read or
+//! path (grouped by folder), statistics, the newest commits, the TODO comments, and the files
+//! in one of three layers decided by rank under the one budget: `full` (its text), `skeleton`
+//! (its imports and signatures, from the index) or metadata only, which is its place in the
+//! tree (an entry of its own for each would cost more than the tree: about 90 tokens a file
+//! with its hash). Everything comes from the index but the commits: nothing is re-read or
 //! re-parsed, and secrets are already redacted there.
 //!
 //! Rank: the README first, then manifests and configuration, entry points, the rest of the
@@ -25,6 +27,7 @@ use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
 
 pub const SCHEMA: &str = "codebase-indexer/repo-pack/1";
 
@@ -73,6 +76,7 @@ pub struct RepoFile {
     /// Of the text the index holds: the file's bytes unless `redacted` or `lossy`.
     pub sha256: String,
     pub layer: Layer,
+    /// `None` for a copy (`duplicate_of`).
     pub content: Option<String>,
     /// Why a file has less than its full text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -99,7 +103,9 @@ pub struct Stats {
     pub languages: BTreeMap<String, usize>,
     pub full: usize,
     pub skeleton: usize,
+    /// In the tree only.
     pub metadata: usize,
+    /// Copies listed with the file carrying their text.
     pub duplicates: usize,
     /// Tokens of the whole document and the budget, with the tokenizer.
     pub tokens: usize,
@@ -111,12 +117,17 @@ pub struct Stats {
 #[derive(Clone, Debug)]
 pub struct RepoPack {
     pub stats: Stats,
+    /// Every indexed path, in path order.
     pub tree: Vec<String>,
-    /// In rank order.
+    /// The files shown in full or as skeletons, and their copies, in rank order.
     pub files: Vec<RepoFile>,
+    /// The newest commits (short id, date, subject), when the tree is in git.
+    pub git: Vec<String>,
+    /// TODO, FIXME, HACK and XXX comments, best-ranked files first.
+    pub todos: Vec<Todo>,
     pub account: Account,
-    /// Set when the tree and the files' metadata alone exceed the budget: their tokens. The
-    /// pack then holds no content (and is over the budget by that much).
+    /// Set when the tree, the statistics, the commits and the TODOs alone exceed the budget:
+    /// their tokens. The pack then holds no file (and is over the budget).
     pub floor_exceeds_budget: Option<usize>,
     pub text: String,
 }
@@ -132,8 +143,14 @@ struct Entry {
     needed: bool,
 }
 
-/// Packs the repository of `conn`, whose whole graph is `repo`.
-pub fn pack_in(conn: &Connection, repo: &Repo, opts: &Options) -> Result<RepoPack> {
+/// Packs the repository of `conn`, whose whole graph is `repo`; `root` is the indexed tree,
+/// whose git history (when it is in a git work tree) the pack opens with.
+pub fn pack_in(
+    conn: &Connection,
+    repo: &Repo,
+    opts: &Options,
+    root: Option<&Path>,
+) -> Result<RepoPack> {
     if opts.budget == 0 {
         crate::error::invalid!("the budget must be at least 1 token");
     }
@@ -168,9 +185,13 @@ pub fn pack_in(conn: &Connection, repo: &Repo, opts: &Options) -> Result<RepoPac
         tokenizer: tk.as_str().to_string(),
         ..Stats::default()
     };
+    let git = root.map(recent_commits).unwrap_or_default();
+    let todos = todos(&entries);
     let doc = Document {
         format: opts.format,
         tree: &tree,
+        git: &git,
+        todos: &todos,
     };
     // The floor: the tree and the statistics.
     let floor = tk.count(&doc.render(&stats_of(&base, &[], 0), &[]));
@@ -258,6 +279,8 @@ pub fn pack_in(conn: &Connection, repo: &Repo, opts: &Options) -> Result<RepoPac
         stats,
         tree,
         files,
+        git,
+        todos,
         account,
         floor_exceeds_budget: (floor > opts.budget).then_some(floor),
         text,
@@ -482,6 +505,8 @@ fn stats_of(base: &Stats, files: &[RepoFile], tokens: usize) -> Stats {
 struct Document<'a> {
     format: Format,
     tree: &'a [String],
+    git: &'a [String],
+    todos: &'a [Todo],
 }
 
 impl Document<'_> {
@@ -493,6 +518,10 @@ impl Document<'_> {
                 out.push_str(&serde_json::to_string(stats).unwrap_or_default());
                 out.push_str(",\n\"tree\": ");
                 out.push_str(&serde_json::to_string(&folders(self.tree)).unwrap_or_default());
+                out.push_str(",\n\"git\": ");
+                out.push_str(&serde_json::to_string(self.git).unwrap_or_default());
+                out.push_str(",\n\"todos\": ");
+                out.push_str(&serde_json::to_string(self.todos).unwrap_or_default());
                 out.push_str(",\n\"files\": [");
                 for (i, f) in files.iter().enumerate() {
                     out.push_str(if i == 0 { "\n" } else { ",\n" });
@@ -524,7 +553,20 @@ impl Document<'_> {
                         out.push_str(&format!("  {n}\n"));
                     }
                 }
-                out.push_str("```\n\n## Files\n");
+                out.push_str("```\n");
+                if !self.git.is_empty() {
+                    out.push_str("\n## Recent commits\n\n");
+                    for c in self.git {
+                        out.push_str(&format!("- {c}\n"));
+                    }
+                }
+                if !self.todos.is_empty() {
+                    out.push_str("\n## TODOs\n\n");
+                    for t in self.todos {
+                        out.push_str(&format!("- {}:{}: {}\n", t.path, t.line, t.text));
+                    }
+                }
+                out.push_str("\n## Files\n");
                 for f in files {
                     out.push_str(&self.file(f));
                 }
@@ -542,6 +584,24 @@ impl Document<'_> {
                     ));
                 }
                 out.push_str("</tree>\n");
+                if !self.git.is_empty() {
+                    out.push_str(&format!(
+                        "<git>\n{}\n</git>\n",
+                        xml_escape(&self.git.join("\n"))
+                    ));
+                }
+                if !self.todos.is_empty() {
+                    out.push_str("<todos>\n");
+                    for t in self.todos {
+                        out.push_str(&format!(
+                            "<todo path=\"{}\" line=\"{}\">{}</todo>\n",
+                            xml_escape(&t.path),
+                            t.line,
+                            xml_escape(&t.text)
+                        ));
+                    }
+                    out.push_str("</todos>\n");
+                }
                 for f in files {
                     out.push_str(&self.file(f));
                 }
@@ -601,6 +661,82 @@ impl Document<'_> {
             }
         }
     }
+}
+
+/// Commits of the git history listed, newest first.
+const COMMITS_LISTED: usize = 15;
+/// TODO-like comments listed, in rank order of their files.
+const TODOS_LISTED: usize = 100;
+const MARKERS: [&str; 4] = ["TODO", "FIXME", "HACK", "XXX"];
+
+/// A TODO, FIXME, HACK or XXX marker and the rest of its line.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Todo {
+    pub path: String,
+    pub line: usize,
+    pub text: String,
+}
+
+/// The newest commits of the history holding `root`, one line each (short id, date,
+/// subject); none outside git.
+fn recent_commits(root: &Path) -> Vec<String> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args([
+            "log",
+            &format!("-n{COMMITS_LISTED}"),
+            "--no-color",
+            "--date=short",
+            "--format=%h %ad %s",
+        ])
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output();
+    match out {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The marked comments of the files, best-ranked files first, at most `TODOS_LISTED`.
+fn todos(entries: &[Entry]) -> Vec<Todo> {
+    let mut out = Vec::new();
+    for e in entries.iter().filter(|e| e.carrier.is_none()) {
+        // Most files hold none: one fast search each before reading them by line.
+        if !MARKERS.iter().any(|m| e.full.contains(m)) {
+            continue;
+        }
+        for (n, line) in e.full.lines().enumerate() {
+            let Some(at) = marker_at(line) else { continue };
+            let text: String = line[at..].trim().chars().take(120).collect();
+            out.push(Todo {
+                path: e.file.path.clone(),
+                line: n + 1,
+                text,
+            });
+            if out.len() == TODOS_LISTED {
+                return out;
+            }
+        }
+    }
+    out
+}
+
+/// Where a TODO, FIXME, HACK or XXX stands in `line` as a word of its own.
+fn marker_at(line: &str) -> Option<usize> {
+    MARKERS.iter().find_map(|m| {
+        line.match_indices(m).map(|(i, _)| i).find(|&i| {
+            let before = line[..i].chars().next_back();
+            let after = line[i + m.len()..].chars().next();
+            !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+    })
 }
 
 /// The paths grouped by folder (`.` for the top), each folder's file names in order: every

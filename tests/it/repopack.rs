@@ -27,7 +27,7 @@ fn project() -> (tempfile::TempDir, PathBuf, PathBuf) {
             ),
             (
                 "shop/payments.py",
-                "def charge(amount):\n    return round(amount * 1.2, 2)\n",
+                "def charge(amount):\n    # TODO: refunds\n    return round(amount * 1.2, 2)\n",
             ),
             (
                 "shop/ledger.py",
@@ -80,10 +80,43 @@ fn tiktoken(text: &str) -> usize {
         .len()
 }
 
+fn git(root: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}");
+}
+
 #[test]
 fn a_round_trip_restores_every_full_file_byte_for_byte() {
     let (dir, root, db) = project();
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-q", "-m", "The shop, first cut"]);
     let p = pack(&db, 100_000, PackFormat::Json);
+    // The history and the TODOs come before the files.
+    assert_eq!(p.git.len(), 1);
+    assert!(p.git[0].ends_with("The shop, first cut"), "{:?}", p.git);
+    assert_eq!(p.todos.len(), 1, "{:?}", p.todos);
+    assert_eq!(
+        (p.todos[0].path.as_str(), p.todos[0].line),
+        ("shop/payments.py", 2)
+    );
+    assert_eq!(p.todos[0].text, "TODO: refunds");
+    let v: serde_json::Value = serde_json::from_str(&p.text).unwrap();
+    assert_eq!(v["todos"][0]["line"], 2);
+    assert!(v["git"][0]
+        .as_str()
+        .unwrap()
+        .ends_with("The shop, first cut"));
     assert_eq!(p.stats.files, 12);
     assert_eq!(p.tree.len(), 12);
     assert_eq!(p.files[0].path, "README.md", "the README ranks first");
