@@ -702,6 +702,20 @@ impl repopack::RepoPack {
             self.text.as_bytes(),
         )?)
     }
+
+    /// Writes the pack's text gzipped to `path` in one rename.
+    pub fn write_gzipped_to(&self, path: impl AsRef<Path>) -> Result<()> {
+        Ok(staging::write_atomically(path.as_ref(), &self.gzipped())?)
+    }
+
+    /// The pack's text gzipped, the same bytes for the same text (no name, no time).
+    pub fn gzipped(&self) -> Vec<u8> {
+        use std::io::Write;
+        let mut gz = flate2::GzBuilder::new().write(Vec::new(), flate2::Compression::best());
+        // Writing into memory cannot fail.
+        let _ = gz.write_all(self.text.as_bytes());
+        gz.finish().unwrap_or_default()
+    }
 }
 
 impl pack::Pack {

@@ -373,6 +373,9 @@ struct PackArgs {
         allow_hyphen_values = true
     )]
     task: Option<String>,
+    /// With --all: gzip the output (`unpack` reads it as it is).
+    #[arg(long, requires = "all")]
+    gzip: bool,
     /// A question or issue text (`-` reads it from standard input).
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     query: Option<String>,
@@ -916,6 +919,7 @@ fn pack(
         entry,
         all,
         task,
+        gzip,
         query,
         budget,
         signatures_only,
@@ -948,12 +952,17 @@ fn pack(
             "{} files: {} in full, {} as skeletons, {} as metadata, {} duplicates; {} of {} tokens",
             s.files, s.full, s.skeleton, s.metadata, s.duplicates, s.tokens, s.budget
         );
-        match output {
-            Some(path) => {
-                p.write_to(&path)?;
+        match (output, gzip) {
+            (Some(path), gzip) => {
+                if gzip {
+                    p.write_gzipped_to(&path)?;
+                } else {
+                    p.write_to(&path)?;
+                }
                 eprintln!("wrote {}: {summary}", path.display());
             }
-            None => write!(std::io::stdout().lock(), "{}", p.text)?,
+            (None, false) => write!(std::io::stdout().lock(), "{}", p.text)?,
+            (None, true) => std::io::stdout().lock().write_all(&p.gzipped())?,
         }
         return Ok(());
     }
@@ -1018,9 +1027,9 @@ fn impact(args: ImpactArgs) -> Result<()> {
 }
 
 fn unpack(args: UnpackArgs) -> Result<()> {
-    let text = std::fs::read_to_string(&args.pack)
+    let pack = std::fs::read(&args.pack)
         .with_context(|| format!("cannot read {}", args.pack.display()))?;
-    let done = codebase_indexer::unpack(&text, &args.dir, args.force)?;
+    let done = codebase_indexer::unpack(&pack, &args.dir, args.force)?;
     if args.json {
         return print_json(&done);
     }

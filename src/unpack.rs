@@ -27,9 +27,18 @@ pub struct Unpacked {
     pub refused: Vec<(String, String)>,
 }
 
-/// Restores the files of the pack `text` into `dir` (made if missing).
-pub fn unpack(text: &str, dir: &Path, force: bool) -> Result<Unpacked> {
-    let doc: PackDocument = serde_json::from_str(text).map_err(|e| {
+/// Restores the files of the pack `pack` (JSON, or JSON gzipped) into `dir` (made if
+/// missing).
+pub fn unpack(pack: &[u8], dir: &Path, force: bool) -> Result<Unpacked> {
+    let mut unzipped = Vec::new();
+    let json = if pack.starts_with(&[0x1f, 0x8b]) {
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(pack), &mut unzipped)
+            .map_err(|e| Error::invalid(format!("the gzipped pack is corrupt ({e})")))?;
+        &unzipped[..]
+    } else {
+        pack
+    };
+    let doc: PackDocument = serde_json::from_slice(json).map_err(|e| {
         Error::invalid(format!(
             "not a whole-repository pack in JSON ({e}): unpack reads what `indexer pack --all --format json` writes"
         ))

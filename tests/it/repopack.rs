@@ -145,7 +145,7 @@ fn a_round_trip_restores_every_full_file_byte_for_byte() {
     assert_eq!(p.stats.duplicates, 1);
 
     let out = dir.path().join("restored");
-    let done = unpack(&p.text, &out, false).unwrap();
+    let done = unpack(p.text.as_bytes(), &out, false).unwrap();
     assert!(done.mismatched.is_empty(), "{:?}", done.mismatched);
     for path in &done.written {
         assert_eq!(
@@ -164,12 +164,18 @@ fn a_round_trip_restores_every_full_file_byte_for_byte() {
         .find(|(p, _)| p == "shop/settings.py")
         .expect("settings.py refused");
     assert!(why.contains("redacted"), "{why}");
+    // Gzipped, the same pack restores the same files, and gzips to the same bytes again.
+    let gz = p.gzipped();
+    assert_eq!(gz, p.gzipped());
+    let unzipped = dir.path().join("from-gzip");
+    let done_gz = unpack(&gz, &unzipped, false).unwrap();
+    assert_eq!(done_gz.written, done.written);
     // A second unpack replaces nothing without --force.
-    let again = unpack(&p.text, &out, false).unwrap();
+    let again = unpack(p.text.as_bytes(), &out, false).unwrap();
     assert!(again.written.is_empty(), "{:?}", again.written);
     assert!(again.refused.iter().any(|(_, w)| w.contains("--force")));
     std::fs::write(out.join("shop/orders.py"), "edited\n").unwrap();
-    let forced = unpack(&p.text, &out, true).unwrap();
+    let forced = unpack(p.text.as_bytes(), &out, true).unwrap();
     assert!(forced.written.contains(&"shop/orders.py".to_string()));
     assert_eq!(
         std::fs::read(out.join("shop/orders.py")).unwrap(),
@@ -224,7 +230,7 @@ fn the_budget_is_a_ceiling_on_the_whole_document() {
         })
         .expect("a budget where the ledger is a skeleton");
     let out = tempfile::tempdir().unwrap();
-    let done = unpack(&p.text, out.path(), false).unwrap();
+    let done = unpack(p.text.as_bytes(), out.path(), false).unwrap();
     let (_, why) = done
         .refused
         .iter()
@@ -299,7 +305,7 @@ fn a_crafted_pack_writes_nothing_outside_its_folder() {
              "layer": "full", "content": "x"},
         ],
     });
-    let done = unpack(&doc.to_string(), &target, true).unwrap();
+    let done = unpack(doc.to_string().as_bytes(), &target, true).unwrap();
     assert_eq!(done.written, vec!["fine/ok.txt", "wrong.txt"]);
     assert_eq!(done.mismatched, vec!["wrong.txt"]);
     let refused: Vec<&str> = done.refused.iter().map(|(p, _)| p.as_str()).collect();
@@ -313,13 +319,13 @@ fn a_crafted_pack_writes_nothing_outside_its_folder() {
     );
     // Not a pack at all: a clear error.
     let e = unpack(
-        "{\"schema\": \"something/else\", \"files\": []}",
+        b"{\"schema\": \"something/else\", \"files\": []}",
         &target,
         false,
     )
     .unwrap_err();
     assert!(e.to_string().contains("schema"), "{e}");
-    let e = unpack("not json", &target, false).unwrap_err();
+    let e = unpack(b"not json", &target, false).unwrap_err();
     assert!(e.to_string().contains("not a whole-repository pack"), "{e}");
 }
 
