@@ -17,6 +17,9 @@ struct PackDocument {
     files: Vec<RepoFile>,
 }
 
+/// The most a gzipped pack may inflate to.
+const MAX_UNZIPPED: u64 = 4 << 30;
+
 /// What `unpack` did, file by file.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Unpacked {
@@ -32,8 +35,17 @@ pub struct Unpacked {
 pub fn unpack(pack: &[u8], dir: &Path, force: bool) -> Result<Unpacked> {
     let mut unzipped = Vec::new();
     let json = if pack.starts_with(&[0x1f, 0x8b]) {
-        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(pack), &mut unzipped)
+        // A hostile file may inflate without end: read one byte past the bound to know.
+        let mut reader = std::io::Read::take(flate2::read::GzDecoder::new(pack), MAX_UNZIPPED + 1);
+        std::io::Read::read_to_end(&mut reader, &mut unzipped)
             .map_err(|e| Error::invalid(format!("the gzipped pack is corrupt ({e})")))?;
+        if unzipped.len() as u64 > MAX_UNZIPPED {
+            return Err(Error::invalid(format!(
+                "the gzipped pack inflates past {} GiB, more than any pack this tool writes",
+                MAX_UNZIPPED >> 30
+            ))
+            .into());
+        }
         &unzipped[..]
     } else {
         pack
