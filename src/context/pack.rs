@@ -1014,7 +1014,7 @@ fn dropped_text(format: Format, dropped: &[DroppedSymbol]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::{self, RunOptions};
+    use crate::index;
     use crate::store::{self, Mode};
 
     /// The Python part of the integration tests' pack fixture (`tests/it/pack.rs`):
@@ -1066,21 +1066,7 @@ def checkout(order):\n    \"\"\"Reserve the stock, then charge the customer.\"\"
         }
         let db = dir.path().join("index.db");
         // As `Index::build` runs it with the default options.
-        index::run(&RunOptions {
-            root: root.canonicalize().unwrap(),
-            db: db.clone(),
-            project: "fixture".into(),
-            excludes: Vec::new(),
-            max_file_bytes: crate::IndexOptions::DEFAULT_MAX_FILE_BYTES,
-            include_env: false,
-            jobs: 2,
-            rebuild: false,
-            min_confidence: 0.0,
-            fuzzy_limit: crate::IndexOptions::DEFAULT_FUZZY_LIMIT,
-            artifact_level: None,
-            progress: None,
-        })
-        .unwrap();
+        index::run(&index::test_run_options(&root, &db)).unwrap();
         let conn = store::open(&db, Mode::ReadOnly).unwrap();
         (dir, conn)
     }

@@ -348,20 +348,18 @@ fn read_entries(conn: &Connection, repo: &Repo, task: Option<&str>) -> Result<Ve
             }
             _ => None,
         };
-        let (class, order) = match needed.get(&path) {
-            Some(&i) if class_of(&path, &language, flags) > 0 => (1, i as f64),
-            _ => {
-                let class = class_of(&path, &language, flags);
-                // Classes after the task's files move down one.
-                let class = if class > 0 && !needed.is_empty() {
-                    class + 1
-                } else {
-                    class
-                };
-                (class, -file_rank.get(&id).copied().unwrap_or(0.0))
+        let class = class_of(&path, &language, flags);
+        let task_position = needed.get(&path).copied();
+        let is_needed = task_position.is_some();
+        // The task's files (the README aside) come right after the README; the classes after
+        // them move down one.
+        let (class, order) = match task_position {
+            Some(i) if class > 0 => (1, i as f64),
+            _ if class > 0 && !needed.is_empty() => {
+                (class + 1, -file_rank.get(&id).copied().unwrap_or(0.0))
             }
+            _ => (class, -file_rank.get(&id).copied().unwrap_or(0.0)),
         };
-        let is_needed = needed.contains_key(&path);
         let key = (class, order, path.matches('/').count(), path.clone());
         let file = RepoFile {
             sha256: sha256_hex(content.as_bytes()),
@@ -680,27 +678,16 @@ pub struct Todo {
 /// The newest commits of the history holding `root`, one line each (short id, date,
 /// subject); none outside git.
 fn recent_commits(root: &Path) -> Vec<String> {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args([
-            "log",
-            &format!("-n{COMMITS_LISTED}"),
-            "--no-color",
-            "--date=short",
-            "--format=%h %ad %s",
-        ])
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .output();
-    match out {
-        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout)
-            .lines()
-            .map(str::to_string)
-            .collect(),
-        _ => Vec::new(),
-    }
+    let log = [
+        "log",
+        &format!("-n{COMMITS_LISTED}"),
+        "--no-color",
+        "--date=short",
+        "--format=%h %ad %s",
+    ];
+    crate::context::impact::diff::git(root, &log)
+        .map(|out| out.lines().map(str::to_string).collect())
+        .unwrap_or_default()
 }
 
 /// The marked comments of the files, best-ranked files first, at most `TODOS_LISTED`.

@@ -134,10 +134,7 @@ pub fn run(conn: &Connection, tasks: &[Task], opts: &EvalOptions) -> Result<Repo
     if opts.k.is_empty() || opts.k.contains(&0) {
         crate::error::invalid!("--k needs cut-offs of 1 or more");
     }
-    let indexed: HashSet<String> = conn
-        .prepare("SELECT path FROM files")?
-        .query_map([], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+    let indexed: HashSet<String> = crate::store::file_paths(conn)?.into_iter().collect();
     let bm25 = Bm25::build(conn)?;
     let mut tokens = TokenCounts::new(conn)?;
     let mut results = Vec::with_capacity(tasks.len());

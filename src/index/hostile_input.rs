@@ -24,7 +24,7 @@ mod seeds;
 
 use super::redact::redact;
 use super::walk::{classify_content, ContentClass};
-use super::{IndexSummary, RunOptions, DEFAULT_FUZZY_LIMIT, DEFAULT_MAX_FILE_BYTES};
+use super::{IndexSummary, RunOptions, DEFAULT_MAX_FILE_BYTES};
 use crate::lang::extract::{extract, file_budget, parse_with_deadline, MAX_NODES_PER_FILE};
 use crate::lang::{self, Language};
 use crate::model::{FileExtract, NodeKind, RefKind};
@@ -1201,18 +1201,8 @@ fn write(root: &Path, path: &str, bytes: &[u8]) {
 /// artifact written into the tree.
 fn run_options(root: &Path, db: &Path, max_file_bytes: u64) -> RunOptions<'static> {
     RunOptions {
-        root: root.canonicalize().expect("the tree's folder"),
-        db: db.to_path_buf(),
-        project: "fixture".into(),
-        excludes: Vec::new(),
         max_file_bytes,
-        include_env: false,
-        jobs: 2,
-        rebuild: false,
-        min_confidence: 0.0,
-        fuzzy_limit: DEFAULT_FUZZY_LIMIT,
-        artifact_level: None,
-        progress: None,
+        ..crate::index::test_run_options(root, db)
     }
 }
 

@@ -138,6 +138,26 @@ struct Known {
     hash: String,
 }
 
+/// The options the unit tests index their fixtures with: the defaults `Index::build` uses,
+/// a fixed project name, two threads, no artifact written into the tree.
+#[cfg(test)]
+pub(crate) fn test_run_options(root: &Path, db: &Path) -> RunOptions<'static> {
+    RunOptions {
+        root: root.canonicalize().expect("the tree's folder"),
+        db: db.to_path_buf(),
+        project: "fixture".into(),
+        excludes: Vec::new(),
+        max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+        include_env: false,
+        jobs: 2,
+        rebuild: false,
+        min_confidence: 0.0,
+        fuzzy_limit: DEFAULT_FUZZY_LIMIT,
+        artifact_level: None,
+        progress: None,
+    }
+}
+
 pub fn run(opts: &RunOptions<'_>) -> Result<IndexSummary> {
     let started = Instant::now();
     let mut lap = Lap::new(started);

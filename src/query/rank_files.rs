@@ -338,7 +338,7 @@ pub fn looks_like_identifier(word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::{self, RunOptions};
+    use crate::index;
     use crate::store::{self, Mode};
 
     /// Ten functions whose signatures all hold `amount`, one that also holds `refund`.
@@ -352,21 +352,7 @@ mod tests {
         code.push_str("def refund_amount(amount, refund):\n    return amount - refund\n");
         std::fs::write(root.join("ledger.py"), code).unwrap();
         let db = dir.path().join("index.db");
-        index::run(&RunOptions {
-            root: root.canonicalize().unwrap(),
-            db: db.clone(),
-            project: "fixture".into(),
-            excludes: Vec::new(),
-            max_file_bytes: crate::IndexOptions::DEFAULT_MAX_FILE_BYTES,
-            include_env: false,
-            jobs: 1,
-            rebuild: false,
-            min_confidence: 0.0,
-            fuzzy_limit: crate::IndexOptions::DEFAULT_FUZZY_LIMIT,
-            artifact_level: None,
-            progress: None,
-        })
-        .unwrap();
+        index::run(&index::test_run_options(&root, &db)).unwrap();
         let conn = store::open(&db, Mode::ReadOnly).unwrap();
         (dir, conn)
     }

@@ -936,27 +936,41 @@ fn rendered(
     }
 }
 
+/// `markdown` (the default), `xml` or `json`, for the answers rendered as documents.
+fn document_format(format: Option<&str>) -> Result<pack::Format> {
+    match format {
+        None => Ok(pack::Format::Markdown),
+        Some(f) => <pack::Format as clap::ValueEnum>::from_str(f, true)
+            .map_err(|_| Error::invalid(format!("format {f:?} is not one of markdown, xml, json"))),
+    }
+}
+
+/// The header of a document answer and the room its renderer has: markdown opens with the
+/// line naming the answer (`what`, up to the repository's name), the repository and its
+/// freshness; XML and JSON are documents of
+/// their own, handed back as the renderer writes them.
+fn document_header(
+    served: &Served,
+    repo: &Repo,
+    budget: usize,
+    format: pack::Format,
+    what: &str,
+) -> Result<(String, usize)> {
+    match format {
+        pack::Format::Markdown => {
+            let header = format!("# {what} {} ({})\n", repo.name, age_note(repo));
+            let room = renderer_room(served, budget, &header)?;
+            Ok((header, room))
+        }
+        pack::Format::Xml | pack::Format::Json => Ok((String::new(), budget)),
+    }
+}
+
 fn pack_repository(served: &Served, a: RepoPackArgs) -> Result<Answer> {
     let budget = budget(a.budget_tokens, repopack::Options::DEFAULT_BUDGET)?;
     let repo = served.pick(a.repo.as_deref())?;
-    let format = match a.format.as_deref() {
-        None => pack::Format::Markdown,
-        Some(f) => <pack::Format as clap::ValueEnum>::from_str(f, true).map_err(|_| {
-            Error::invalid(format!("format {f:?} is not one of markdown, xml, json"))
-        })?,
-    };
-    // As for impact: markdown opens with the repository's line, XML and JSON are documents.
-    let header = match format {
-        pack::Format::Markdown => {
-            format!("# repository pack of {} ({})\n", repo.name, age_note(repo))
-        }
-        pack::Format::Xml | pack::Format::Json => String::new(),
-    };
-    let room = if header.is_empty() {
-        budget
-    } else {
-        renderer_room(served, budget, &header)?
-    };
+    let format = document_format(a.format.as_deref())?;
+    let (header, room) = document_header(served, repo, budget, format, "repository pack of")?;
     let options = repopack::Options {
         budget: room,
         format,
@@ -1208,27 +1222,12 @@ fn impact(served: &Served, a: ImpactArgs) -> Result<Answer> {
         (None, true) => impact::Spec::Staged,
         (None, false) => impact::Spec::Worktree,
     };
-    let format = match a.format.as_deref() {
-        None => pack::Format::Markdown,
-        Some(f) => <pack::Format as clap::ValueEnum>::from_str(f, true).map_err(|_| {
-            Error::invalid(format!("format {f:?} is not one of markdown, xml, json"))
-        })?,
-    };
+    let format = document_format(a.format.as_deref())?;
     let weights = match a.weights {
         None => impact::DEFAULT_WEIGHTS,
         Some(w) => impact_weights(&w)?,
     };
-    // Markdown opens with the line naming the repository and its freshness; XML and JSON
-    // are documents of their own and are handed back as the renderer writes them.
-    let header = match format {
-        pack::Format::Markdown => format!("# impact in {} ({})\n", repo.name, age_note(repo)),
-        pack::Format::Xml | pack::Format::Json => String::new(),
-    };
-    let room = if header.is_empty() {
-        budget
-    } else {
-        renderer_room(served, budget, &header)?
-    };
+    let (header, room) = document_header(served, repo, budget, format, "impact in")?;
     let options = impact::Options {
         spec,
         symbols: a.symbols.unwrap_or_default(),

@@ -2,32 +2,11 @@
 //! deleted, renamed and moved definitions, module-level code) on each kind of diff (work
 //! tree, staged, a commit, a merge, a range), the context it scores, and every error.
 
-use crate::common::{options, write_tree};
+use crate::common::{git, options, write_tree};
 use codebase_indexer::{
     Change, DiffSpec, Error, Impact, ImpactOptions, Index, PackFormat, DEFAULT_IMPACT_WEIGHTS,
 };
 use std::path::Path;
-use std::process::Command;
-
-fn git(root: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(root)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
 
 fn commit_all(root: &Path, message: &str) -> String {
     git(root, &["add", "-A"]);

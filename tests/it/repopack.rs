@@ -4,7 +4,7 @@
 //! over the budget is said, and a crafted pack writes nothing outside its folder.
 
 use crate::common::lab::Rng;
-use crate::common::{index, indexer, write_tree};
+use crate::common::{git, index, indexer, write_tree};
 use codebase_indexer::{unpack, FileLayer, Index, PackFormat, RepoPack, RepoPackOptions};
 use std::path::{Path, PathBuf};
 
@@ -78,21 +78,6 @@ fn tiktoken(text: &str) -> usize {
         .unwrap()
         .encode_ordinary(text)
         .len()
-}
-
-fn git(root: &Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(root)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}");
 }
 
 #[test]

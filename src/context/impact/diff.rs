@@ -645,7 +645,8 @@ fn git_piped(root: &Path, args: &[&str], input: Vec<u8>) -> Result<(ExitStatus, 
     Ok((child.wait()?, out))
 }
 
-fn git(root: &Path, args: &[&str]) -> Result<String> {
+/// Runs git in `root` (reading only); its standard output, or why it failed.
+pub(crate) fn git(root: &Path, args: &[&str]) -> Result<String> {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     Ok(String::from_utf8_lossy(&git_bytes(root, &args)?).into_owned())
 }

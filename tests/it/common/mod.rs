@@ -9,6 +9,28 @@ use codebase_indexer::{ArtifactWrite, Error, Index, IndexOptions, IndexSummary};
 use std::path::{Path, PathBuf};
 
 /// Writes `files` (path, content) under `root`, creating folders.
+/// Runs git in `root` with no system or global configuration and a fixed author; its
+/// trimmed standard output. Fails the test when git fails.
+pub fn git(root: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
 pub fn write_tree(root: &Path, files: &[(&str, &str)]) {
     for (path, content) in files {
         write(root, path, content.as_bytes());
