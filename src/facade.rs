@@ -472,6 +472,45 @@ impl Index {
         self.with_graph(|conn, repo| repopack::pack_in(conn, repo, options, root.as_deref()))
     }
 
+    /// The state the last remembered whole-repository pack of this tree left
+    /// (`remember_pack`), if there is one: what `RepoPackOptions::since` takes for a pack of
+    /// only what changed since.
+    pub fn last_pack(&self) -> Result<Option<repopack::PackState>> {
+        let file = self.pack_state_file()?;
+        let bytes = match std::fs::read(&file) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io(&file, "cannot read the last pack's state")(e)),
+        };
+        let state: repopack::PackState = serde_json::from_slice(&bytes)
+            .ok()
+            .filter(|s: &repopack::PackState| s.schema == repopack::STATE_SCHEMA)
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "{} is not the state of a pack this version writes: delete it, and the next pack holds every file",
+                    file.display()
+                ))
+            })?;
+        Ok(Some(state))
+    }
+
+    /// Keeps what `pack` saw as the last pack of this tree, for the next `last_pack`.
+    pub fn remember_pack(&self, pack: &repopack::RepoPack) -> Result<()> {
+        let file = self.pack_state_file()?;
+        if let Some(dir) = file.parent() {
+            std::fs::create_dir_all(dir).map_err(Error::io(dir, "cannot create the folder"))?;
+        }
+        let json = serde_json::to_vec(&pack.state).map_err(anyhow::Error::from)?;
+        Ok(staging::write_atomically(&file, &json)?)
+    }
+
+    fn pack_state_file(&self) -> Result<PathBuf> {
+        let root = self.root()?.ok_or_else(|| {
+            Error::invalid("the index records no root folder: a pack of what changed needs one")
+        })?;
+        Ok(project::pack_state_file(&root)?)
+    }
+
     /// What a git diff changes and the context it needs, under a token budget. Reads the
     /// diff from the repository holding the indexed tree; does not refresh the index first
     /// (call `refresh` for a work-tree diff on current code).

@@ -75,8 +75,8 @@ pub use context::pack::{
 };
 pub use context::repomap::{Format as MapFormat, MapEntry, Options as MapOptions, RepoMap};
 pub use context::repopack::{
-    Layer as FileLayer, Options as RepoPackOptions, RepoFile, RepoPack, Stats as RepoPackStats,
-    Todo,
+    Layer as FileLayer, Options as RepoPackOptions, PackState, Progress as RepoPackProgress,
+    RepoFile, RepoPack, Stats as RepoPackStats, Todo,
 };
 pub use context::skeleton::{Mode as SkeletonMode, Options as SkeletonOptions, Skeleton};
 pub use context::tokens::{Account, Tokenizer};

@@ -376,6 +376,10 @@ struct PackArgs {
     /// With --all: gzip the output (`unpack` reads it as it is).
     #[arg(long, requires = "all")]
     gzip: bool,
+    /// With --all: only the files added or changed since the last `pack --all` of this
+    /// repository, and the paths deleted since (the state is kept in the cache folder).
+    #[arg(long, requires = "all")]
+    delta: bool,
     /// A question or issue text (`-` reads it from standard input).
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     query: Option<String>,
@@ -920,6 +924,7 @@ fn pack(
         all,
         task,
         gzip,
+        delta,
         query,
         budget,
         signatures_only,
@@ -934,13 +939,36 @@ fn pack(
         format
     };
     if all {
+        let index = open(&render.target)?;
+        let since = if delta {
+            let last = index.last_pack()?;
+            if last.is_none() {
+                eprintln!("note: no earlier pack of this repository: every file is packed");
+            }
+            last
+        } else {
+            None
+        };
+        let bar = progress_bar();
         let options = RepoPackOptions {
             budget: budget.unwrap_or(RepoPackOptions::DEFAULT_BUDGET),
             format,
             tokenizer: render.tokenizer,
             task: task.map(read_text).transpose()?,
+            since,
+            progress: bar.clone().map(|b| {
+                b.set_message("packing");
+                std::sync::Arc::new(move |done: usize, total: usize| {
+                    b.set_length(total as u64);
+                    b.set_position(done as u64);
+                }) as codebase_indexer::RepoPackProgress
+            }),
         };
-        let p = open(&render.target)?.pack_repository(&options)?;
+        let packed = index.pack_repository(&options);
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        let p = packed?;
         if let Some(floor) = p.floor_exceeds_budget {
             eprintln!(
                 "warning: the tree and the files' metadata alone take {floor} tokens, over the budget of {}: packed without content",
@@ -948,10 +976,16 @@ fn pack(
             );
         }
         let s = &p.stats;
-        let summary = format!(
+        let mut summary = format!(
             "{} files: {} in full, {} as skeletons, {} as metadata, {} duplicates; {} of {} tokens",
             s.files, s.full, s.skeleton, s.metadata, s.duplicates, s.tokens, s.budget
         );
+        if let (Some(unchanged), Some(deleted)) = (s.unchanged, &p.deleted_since_last_pack) {
+            summary.push_str(&format!(
+                "; {unchanged} unchanged and {} deleted since the last pack",
+                deleted.len()
+            ));
+        }
         match (output, gzip) {
             (Some(path), gzip) => {
                 if gzip {
@@ -963,6 +997,10 @@ fn pack(
             }
             (None, false) => write!(std::io::stdout().lock(), "{}", p.text)?,
             (None, true) => std::io::stdout().lock().write_all(&p.gzipped())?,
+        }
+        // Once the pack is out: a pack that failed to be written is not the last one.
+        if let Err(e) = index.remember_pack(&p) {
+            eprintln!("warning: the next `pack --all --delta` cannot start from this pack: {e}");
         }
         return Ok(());
     }
@@ -1038,6 +1076,12 @@ fn unpack(args: UnpackArgs) -> Result<()> {
     }
     for path in &done.mismatched {
         eprintln!("warning: {path} does not match its sha256 in the pack");
+    }
+    if !done.deleted_since_last_pack.is_empty() {
+        eprintln!(
+            "note: the pack lists {} files deleted since the pack before it; unpack leaves them in place",
+            done.deleted_since_last_pack.len()
+        );
     }
     println!(
         "restored {} files into {} ({} not restored, {} not matching their sha256)",

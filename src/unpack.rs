@@ -2,7 +2,8 @@
 //! full into a folder: every file checked against its SHA-256, nothing written outside the
 //! folder (no absolute path, no `..`, no symbolic link on the way), no existing file
 //! replaced unless asked, and what cannot be restored (a skeleton, a redacted or lossy text)
-//! named with the reason. Files the pack only names in its tree are not restored.
+//! named with the reason. Files the pack only names in its tree are not restored, and the
+//! files a delta pack lists as deleted are named, not removed.
 
 use crate::context::repopack::{sha256_hex, Layer, RepoFile, SCHEMA};
 use crate::error::Error;
@@ -15,6 +16,8 @@ use std::path::{Component, Path, PathBuf};
 struct PackDocument {
     schema: String,
     files: Vec<RepoFile>,
+    #[serde(default)]
+    deleted_since_last_pack: Vec<String>,
 }
 
 /// The most a gzipped pack may inflate to.
@@ -28,6 +31,8 @@ pub struct Unpacked {
     pub mismatched: Vec<String>,
     /// Not written: (path, why).
     pub refused: Vec<(String, String)>,
+    /// A delta pack's deleted paths: named, never removed.
+    pub deleted_since_last_pack: Vec<String>,
 }
 
 /// Restores the files of the pack `pack` (JSON, or JSON gzipped) into `dir` (made if
@@ -69,7 +74,10 @@ pub fn unpack(pack: &[u8], dir: &Path, force: bool) -> Result<Unpacked> {
         .filter(|f| f.layer == Layer::Full && f.content.is_some())
         .map(|f| (f.path.as_str(), f))
         .collect();
-    let mut out = Unpacked::default();
+    let mut out = Unpacked {
+        deleted_since_last_pack: doc.deleted_since_last_pack.clone(),
+        ..Unpacked::default()
+    };
     for f in &doc.files {
         // A copy takes its carrier's text and is checked against its own hash.
         let source = match &f.duplicate_of {

@@ -31,7 +31,10 @@ use std::path::Path;
 
 pub const SCHEMA: &str = "codebase-indexer/repo-pack/1";
 
-#[derive(Clone, Debug)]
+/// Called with (files read, files in the index) while the pack reads the index.
+pub type Progress = std::sync::Arc<dyn Fn(usize, usize) + Send + Sync>;
+
+#[derive(Clone)]
 pub struct Options {
     /// A ceiling on the whole document, structure included.
     pub budget: usize,
@@ -40,6 +43,22 @@ pub struct Options {
     /// An issue or a question: the files it needs come first (after the README), and the
     /// rest of the code is ranked by PageRank restarting where it points.
     pub task: Option<String>,
+    /// The state a previous pack left (`RepoPack::state`): pack only the files added or
+    /// changed since, and list the ones deleted.
+    pub since: Option<PackState>,
+    pub progress: Option<Progress>,
+}
+
+impl std::fmt::Debug for Options {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Options")
+            .field("budget", &self.budget)
+            .field("format", &self.format)
+            .field("tokenizer", &self.tokenizer)
+            .field("task", &self.task)
+            .field("since", &self.since.as_ref().map(|s| s.files.len()))
+            .finish_non_exhaustive()
+    }
 }
 
 impl Options {
@@ -55,8 +74,21 @@ impl Default for Options {
             format: Format::Json,
             tokenizer: Tokenizer::default(),
             task: None,
+            since: None,
+            progress: None,
         }
     }
+}
+
+pub const STATE_SCHEMA: &str = "codebase-indexer/pack-state/1";
+
+/// What a pack saw: the hash of every path in its tree, so that a later pack can hold only
+/// what changed since.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PackState {
+    pub schema: String,
+    /// Path to the SHA-256 of its text.
+    pub files: BTreeMap<String, String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -111,6 +143,9 @@ pub struct Stats {
     pub tokens: usize,
     pub budget: usize,
     pub tokenizer: String,
+    /// A delta pack: the files left out because they are as the previous pack saw them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unchanged: Option<usize>,
 }
 
 /// The pack as data, and as the text of its format.
@@ -129,6 +164,10 @@ pub struct RepoPack {
     /// Set when the tree, the statistics, the commits and the TODOs alone exceed the budget:
     /// their tokens. The pack then holds no file (and is over the budget).
     pub floor_exceeds_budget: Option<usize>,
+    /// A delta pack: the paths the previous pack had that the index no longer holds.
+    pub deleted_since_last_pack: Option<Vec<String>>,
+    /// What this pack saw, for the next delta (the whole tree, even for a delta pack).
+    pub state: PackState,
     pub text: String,
 }
 
@@ -154,10 +193,29 @@ pub fn pack_in(
     if opts.budget == 0 {
         crate::error::invalid!("the budget must be at least 1 token");
     }
-    let mut entries = read_entries(conn, repo, opts.task.as_deref())?;
+    let mut entries = read_entries(conn, repo, opts)?;
     if entries.is_empty() {
         crate::error::invalid!("the index holds no files: run `indexer index` first");
     }
+    let state = PackState {
+        schema: STATE_SCHEMA.to_string(),
+        files: entries
+            .iter()
+            .map(|e| (e.file.path.clone(), e.file.sha256.clone()))
+            .collect(),
+    };
+    let mut unchanged = None;
+    let deleted_since_last_pack = opts.since.as_ref().map(|since| {
+        let all = entries.len();
+        entries.retain(|e| since.files.get(&e.file.path) != Some(&e.file.sha256));
+        unchanged = Some(all - entries.len());
+        since
+            .files
+            .keys()
+            .filter(|p| !state.files.contains_key(*p))
+            .cloned()
+            .collect::<Vec<String>>()
+    });
     let mut languages = BTreeMap::new();
     for e in &entries {
         *languages.entry(e.file.language.clone()).or_insert(0) += 1;
@@ -183,6 +241,7 @@ pub fn pack_in(
         languages,
         budget: opts.budget,
         tokenizer: tk.as_str().to_string(),
+        unchanged,
         ..Stats::default()
     };
     let git = root.map(recent_commits).unwrap_or_default();
@@ -192,6 +251,7 @@ pub fn pack_in(
         tree: &tree,
         git: &git,
         todos: &todos,
+        deleted: deleted_since_last_pack.as_deref(),
     };
     // The floor: the tree and the statistics.
     let floor = tk.count(&doc.render(&stats_of(&base, &[], 0), &[]));
@@ -283,12 +343,14 @@ pub fn pack_in(
         todos,
         account,
         floor_exceeds_budget: (floor > opts.budget).then_some(floor),
+        deleted_since_last_pack,
+        state,
         text,
     })
 }
 
 /// Every indexed file with its text, in rank order.
-fn read_entries(conn: &Connection, repo: &Repo, task: Option<&str>) -> Result<Vec<Entry>> {
+fn read_entries(conn: &Connection, repo: &Repo, opts: &Options) -> Result<Vec<Entry>> {
     let mut restart: Vec<f64> = repo
         .defs
         .iter()
@@ -302,7 +364,7 @@ fn read_entries(conn: &Connection, repo: &Repo, task: Option<&str>) -> Result<Ve
         .collect();
     // A task: the files it needs by position, and the walk restarting where it points.
     let mut needed: HashMap<String, usize> = HashMap::new();
-    if let Some(task) = task {
+    if let Some(task) = opts.task.as_deref() {
         for (i, f) in crate::query::rank_files::rank_files(conn, task, Options::TASK_FILES)?
             .into_iter()
             .enumerate()
@@ -332,9 +394,16 @@ fn read_entries(conn: &Connection, repo: &Repo, task: Option<&str>) -> Result<Ve
                 EXISTS (SELECT 1 FROM redactions r WHERE r.file_id = f.id) \
          FROM files f JOIN file_contents c ON c.file_id = f.id ORDER BY f.path",
     )?;
+    let total: i64 = conn.query_row("SELECT count(*) FROM files", [], |r| r.get(0))?;
+    let total = total.max(0) as usize;
     let mut rows = q.query([])?;
     let mut ranked: Vec<((u8, f64, usize, String), Entry)> = Vec::new();
     while let Some(r) = rows.next()? {
+        if let Some(progress) = &opts.progress {
+            if ranked.len().is_multiple_of(256) {
+                progress(ranked.len(), total);
+            }
+        }
         let id: i64 = r.get(0)?;
         let path: String = r.get(1)?;
         let language: String = r.get(2)?;
@@ -505,6 +574,8 @@ struct Document<'a> {
     tree: &'a [String],
     git: &'a [String],
     todos: &'a [Todo],
+    /// A delta pack's deleted paths.
+    deleted: Option<&'a [String]>,
 }
 
 impl Document<'_> {
@@ -520,6 +591,10 @@ impl Document<'_> {
                 out.push_str(&serde_json::to_string(self.git).unwrap_or_default());
                 out.push_str(",\n\"todos\": ");
                 out.push_str(&serde_json::to_string(self.todos).unwrap_or_default());
+                if let Some(deleted) = self.deleted {
+                    out.push_str(",\n\"deleted_since_last_pack\": ");
+                    out.push_str(&serde_json::to_string(deleted).unwrap_or_default());
+                }
                 out.push_str(",\n\"files\": [");
                 for (i, f) in files.iter().enumerate() {
                     out.push_str(if i == 0 { "\n" } else { ",\n" });
@@ -529,7 +604,7 @@ impl Document<'_> {
             }
             Format::Markdown => {
                 out.push_str(&format!(
-                    "# Repository pack\n\n{} files ({}); {} in full, {} as skeletons, {} as metadata, {} duplicates; {} of {} tokens ({})\n\n## Tree\n\n```\n",
+                    "# Repository pack\n\n{} files ({}); {} in full, {} as skeletons, {} as metadata, {} duplicates; {} of {} tokens ({})\n",
                     stats.files,
                     stats
                         .languages
@@ -545,6 +620,13 @@ impl Document<'_> {
                     stats.budget,
                     stats.tokenizer,
                 ));
+                if let Some(unchanged) = stats.unchanged {
+                    out.push_str(&format!(
+                        "\nOnly what changed since the last pack: {unchanged} files unchanged, {} deleted.\n",
+                        self.deleted.map_or(0, <[String]>::len)
+                    ));
+                }
+                out.push_str("\n## Tree\n\n```\n");
                 for (folder, names) in folders(self.tree) {
                     out.push_str(&format!("{folder}/\n"));
                     for n in names {
@@ -562,6 +644,12 @@ impl Document<'_> {
                     out.push_str("\n## TODOs\n\n");
                     for t in self.todos {
                         out.push_str(&format!("- {}:{}: {}\n", t.path, t.line, t.text));
+                    }
+                }
+                if let Some(deleted) = self.deleted.filter(|d| !d.is_empty()) {
+                    out.push_str("\n## Deleted since the last pack\n\n");
+                    for p in deleted {
+                        out.push_str(&format!("- {p}\n"));
                     }
                 }
                 out.push_str("\n## Files\n");
@@ -599,6 +687,12 @@ impl Document<'_> {
                         ));
                     }
                     out.push_str("</todos>\n");
+                }
+                if let Some(deleted) = self.deleted {
+                    out.push_str(&format!(
+                        "<deleted_since_last_pack>{}</deleted_since_last_pack>\n",
+                        xml_escape(&deleted.join("\n"))
+                    ));
                 }
                 for f in files {
                     out.push_str(&self.file(f));

@@ -976,6 +976,7 @@ fn pack_repository(served: &Served, a: RepoPackArgs) -> Result<Answer> {
         format,
         tokenizer: served.tokenizer,
         task: a.task,
+        ..repopack::Options::default()
     };
     let p = repo.with_graph_index(Renderer::Pack, |index| index.pack_repository(&options))?;
     if let Some(floor) = p.floor_exceeds_budget {

@@ -89,6 +89,18 @@ fn find_by_key(dir: &Path, key: &str) -> Result<Option<PathBuf>> {
         .find(|p| p.to_string_lossy().ends_with(&suffix)))
 }
 
+/// Where the state of the last whole-repository pack of the tree at `root` is kept (what
+/// `pack --all --delta` compares with): in the cache folder, never in the repository.
+pub fn pack_state_file(root: &Path) -> Result<PathBuf> {
+    let base = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "root".into());
+    Ok(cache_dir()?
+        .join("packs")
+        .join(format!("{}-{}.json", sanitize(&base), root_key(root))))
+}
+
 /// The database of the project named `name` (`--project`).
 pub fn by_name(name: &str) -> Result<PathBuf> {
     let dir = cache_dir()?;

@@ -341,3 +341,118 @@ fn a_task_puts_the_files_it_needs_first() {
     assert!(position(&plain, "shop/ledger.py") > Some(1));
     assert!(task.stats.tokens <= 100_000);
 }
+
+#[test]
+fn a_delta_holds_what_changed_since_the_last_pack() {
+    let (_dir, root, _db) = project();
+    let cache = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| crate::common::json(&indexer(cache.path(), &root, args));
+    let files_in = |v: &serde_json::Value| -> Vec<String> {
+        let mut paths: Vec<String> = v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["path"].as_str().unwrap().to_string())
+            .collect();
+        paths.sort();
+        paths
+    };
+    run(&["index", ".", "--no-artifact", "--json"]);
+    let listed = |dir: &Path| -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = walk(dir);
+        out.sort();
+        out
+    };
+    let before = listed(&root);
+    let first = run(&["pack", "--all", "--json"]);
+    assert_eq!(first["stats"]["files"], 12);
+    assert!(first.get("deleted_since_last_pack").is_none());
+    // The state lives in the cache folder, not in the repository.
+    assert_eq!(listed(&root), before);
+    let states = std::fs::read_dir(cache.path().join("codebase-indexer/packs"))
+        .unwrap()
+        .count();
+    assert_eq!(states, 1);
+
+    // An edit, an addition, a deletion.
+    std::fs::write(
+        root.join("shop/payments.py"),
+        "def charge(amount):\n    return round(amount * 1.25, 2)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("svc/health.go"),
+        "package svc\n\n// Healthy says yes.\nfunc Healthy() bool {\n\treturn true\n}\n",
+    )
+    .unwrap();
+    std::fs::remove_file(root.join("web/cart.js")).unwrap();
+    run(&["index", ".", "--no-artifact", "--json"]);
+    let delta = run(&["pack", "--all", "--delta", "--json"]);
+    assert_eq!(
+        files_in(&delta),
+        vec!["shop/payments.py", "svc/health.go"],
+        "{delta}"
+    );
+    assert_eq!(
+        delta["deleted_since_last_pack"],
+        serde_json::json!(["web/cart.js"])
+    );
+    assert_eq!(delta["stats"]["unchanged"], 10);
+    assert_eq!(delta["stats"]["files"], 2);
+    let tree: Vec<&str> = delta["tree"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|names| {
+            names
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n.as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(tree.len(), 2, "{tree:?}");
+
+    // Applied over a restore of the first pack, the delta brings the folder to the new tree.
+    let out = tempfile::tempdir().unwrap();
+    unpack(first.to_string().as_bytes(), out.path(), false).unwrap();
+    let done = unpack(delta.to_string().as_bytes(), out.path(), true).unwrap();
+    assert_eq!(done.written, vec!["shop/payments.py", "svc/health.go"]);
+    assert_eq!(done.deleted_since_last_pack, vec!["web/cart.js"]);
+    for path in ["shop/payments.py", "svc/health.go"] {
+        assert_eq!(
+            std::fs::read(out.path().join(path)).unwrap(),
+            std::fs::read(root.join(path)).unwrap(),
+            "{path}"
+        );
+    }
+
+    // Nothing changed since: an empty delta. A plain pack still holds everything.
+    let again = run(&["pack", "--all", "--delta", "--json"]);
+    assert_eq!(files_in(&again), Vec::<String>::new());
+    assert_eq!(again["deleted_since_last_pack"], serde_json::json!([]));
+    assert_eq!(again["stats"]["unchanged"], 12);
+    let whole = run(&["pack", "--all", "--json"]);
+    assert_eq!(whole["stats"]["files"], 12);
+    // In markdown the delta says so.
+    let md = indexer(cache.path(), &root, &["pack", "--all", "--delta"]);
+    let text = String::from_utf8_lossy(&md.stdout);
+    assert!(
+        text.contains("Only what changed since the last pack: 12 files unchanged, 0 deleted."),
+        "{text}"
+    );
+}
+
+/// Every file under `dir`, recursively.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
