@@ -380,6 +380,15 @@ struct PackArgs {
     /// repository, and the paths deleted since (the state is kept in the cache folder).
     #[arg(long, requires = "all")]
     delta: bool,
+    /// With --all: the next page of a pack that did not hold every file in full (the cursor
+    /// the page before gave; pass the same --task).
+    #[arg(
+        long,
+        value_name = "CURSOR",
+        requires = "all",
+        conflicts_with = "delta"
+    )]
+    cursor: Option<String>,
     /// A question or issue text (`-` reads it from standard input).
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     query: Option<String>,
@@ -925,6 +934,7 @@ fn pack(
         task,
         gzip,
         delta,
+        cursor,
         query,
         budget,
         signatures_only,
@@ -956,6 +966,7 @@ fn pack(
             tokenizer: render.tokenizer,
             task: task.map(read_text).transpose()?,
             since,
+            cursor: cursor.clone(),
             progress: bar.clone().map(|b| {
                 b.set_message("packing");
                 std::sync::Arc::new(move |done: usize, total: usize| {
@@ -980,6 +991,9 @@ fn pack(
             "{} files: {} in full, {} as skeletons, {} as metadata, {} duplicates; {} of {} tokens",
             s.files, s.full, s.skeleton, s.metadata, s.duplicates, s.tokens, s.budget
         );
+        if let Some(next) = &p.next_cursor {
+            summary.push_str(&format!("; the next page: --cursor {next}"));
+        }
         if let (Some(unchanged), Some(deleted)) = (s.unchanged, &p.deleted_since_last_pack) {
             summary.push_str(&format!(
                 "; {unchanged} unchanged and {} deleted since the last pack",
@@ -998,7 +1012,11 @@ fn pack(
             (None, false) => write!(std::io::stdout().lock(), "{}", p.text)?,
             (None, true) => std::io::stdout().lock().write_all(&p.gzipped())?,
         }
-        // Once the pack is out: a pack that failed to be written is not the last one.
+        // Once the pack is out: a pack that failed to be written is not the last one. A later
+        // page is part of the pack its first page started.
+        if cursor.is_some() {
+            return Ok(());
+        }
         if let Err(e) = index.remember_pack(&p) {
             eprintln!("warning: the next `pack --all --delta` cannot start from this pack: {e}");
         }

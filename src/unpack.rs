@@ -121,8 +121,10 @@ pub fn unpack(pack: &[u8], dir: &Path, force: bool) -> Result<Unpacked> {
 
 /// Why a file's text in the pack is not the file, if it is not.
 fn not_restorable(f: &RepoFile) -> Option<String> {
-    if f.layer == Layer::Skeleton {
-        return Some("only its skeleton is packed, not its text".into());
+    match f.layer {
+        Layer::Skeleton => return Some("only its skeleton is packed, not its text".into()),
+        Layer::Metadata => return Some("only its metadata is packed, not its text".into()),
+        Layer::Full => {}
     }
     if f.redacted {
         return Some("secrets were redacted from its text".into());

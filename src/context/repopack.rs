@@ -12,6 +12,11 @@
 //! README and the PageRank restarts where the task points. A byte-identical copy of a file
 //! ranked before it points to that file instead of holding the text again.
 //!
+//! A delta pack (`Options::since`, the state a previous pack left) holds only the files
+//! added or changed since, and names the deleted ones. When files are left that a pack did
+//! not hold in full, its `next_cursor` gives a later page: files only, in rank order, each
+//! in full while it fits, past those the first page held in full.
+//!
 //! JSON (`codebase-indexer/repo-pack/1`) is what `unpack` restores files from; markdown and
 //! XML are for pasting.
 
@@ -46,6 +51,8 @@ pub struct Options {
     /// The state a previous pack left (`RepoPack::state`): pack only the files added or
     /// changed since, and list the ones deleted.
     pub since: Option<PackState>,
+    /// A later page: the `next_cursor` of the page before, with the same task (and delta).
+    pub cursor: Option<String>,
     pub progress: Option<Progress>,
 }
 
@@ -57,6 +64,7 @@ impl std::fmt::Debug for Options {
             .field("tokenizer", &self.tokenizer)
             .field("task", &self.task)
             .field("since", &self.since.as_ref().map(|s| s.files.len()))
+            .field("cursor", &self.cursor)
             .finish_non_exhaustive()
     }
 }
@@ -75,6 +83,7 @@ impl Default for Options {
             tokenizer: Tokenizer::default(),
             task: None,
             since: None,
+            cursor: None,
             progress: None,
         }
     }
@@ -96,6 +105,8 @@ pub struct PackState {
 pub enum Layer {
     Full,
     Skeleton,
+    /// Listed without content: on a later page, a file larger than the page.
+    Metadata,
 }
 
 /// One file of the pack; as JSON, an element of `files`.
@@ -168,7 +179,76 @@ pub struct RepoPack {
     pub deleted_since_last_pack: Option<Vec<String>>,
     /// What this pack saw, for the next delta (the whole tree, even for a delta pack).
     pub state: PackState,
+    /// Where the next page starts (`Options::cursor`), while files are left that no page
+    /// held in full: the first page gives the overview, later ones the rest in rank order.
+    pub next_cursor: Option<String>,
     pub text: String,
+}
+
+/// Where a later page starts: its number, the rank position it goes on from, the files the
+/// first page held in full, and a digest of what was packed (the files and the task), so
+/// that a cursor of another pack is refused. As text, `rp1.DIGEST.PAGE.FROM.I,J,...`.
+#[derive(Clone, Debug, PartialEq)]
+struct Cursor {
+    fingerprint: String,
+    page: usize,
+    from: usize,
+    full: Vec<usize>,
+}
+
+impl Cursor {
+    fn encode(&self) -> String {
+        let full: Vec<String> = self.full.iter().map(usize::to_string).collect();
+        format!(
+            "rp1.{}.{}.{}.{}",
+            self.fingerprint,
+            self.page,
+            self.from,
+            full.join(",")
+        )
+    }
+
+    fn parse(text: &str) -> Result<Cursor> {
+        let bad =
+            || crate::error::Error::invalid(format!("not a cursor of a repository pack: {text:?}"));
+        let mut parts = text.split('.');
+        if parts.next() != Some("rp1") {
+            return Err(bad().into());
+        }
+        let fingerprint = parts.next().ok_or_else(bad)?.to_string();
+        let mut number =
+            || -> Result<usize> { Ok(parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?) };
+        let (page, from) = (number()?, number()?);
+        let full = match parts.next() {
+            Some("") => Vec::new(),
+            Some(list) => list
+                .split(',')
+                .map(|n| n.parse::<usize>().map_err(|_| bad()))
+                .collect::<std::result::Result<Vec<usize>, _>>()?,
+            None => return Err(bad().into()),
+        };
+        if parts.next().is_some() || page < 2 {
+            return Err(bad().into());
+        }
+        Ok(Cursor {
+            fingerprint,
+            page,
+            from,
+            full,
+        })
+    }
+}
+
+/// A digest of the files packed, in rank order, and the task.
+fn fingerprint(entries: &[Entry], task: Option<&str>) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(task.unwrap_or("").as_bytes());
+    for e in entries {
+        h.update(&[0]);
+        h.update(e.file.path.as_bytes());
+        h.update(e.file.sha256.as_bytes());
+    }
+    h.finalize().to_hex()[..16].to_string()
 }
 
 /// A file read from the index, with what each layer would show.
@@ -193,6 +273,7 @@ pub fn pack_in(
     if opts.budget == 0 {
         crate::error::invalid!("the budget must be at least 1 token");
     }
+    let cursor = opts.cursor.as_deref().map(Cursor::parse).transpose()?;
     let mut entries = read_entries(conn, repo, opts)?;
     if entries.is_empty() {
         crate::error::invalid!("the index holds no files: run `indexer index` first");
@@ -216,6 +297,14 @@ pub fn pack_in(
             .cloned()
             .collect::<Vec<String>>()
     });
+    let fingerprint = fingerprint(&entries, opts.task.as_deref());
+    if let Some(c) = &cursor {
+        if c.fingerprint != fingerprint || c.full.iter().any(|&i| i >= entries.len()) {
+            crate::error::invalid!(
+                "the cursor belongs to another pack (the task, the delta or the index changed since): start again without it"
+            );
+        }
+    }
     let mut languages = BTreeMap::new();
     for e in &entries {
         *languages.entry(e.file.language.clone()).or_insert(0) += 1;
@@ -244,26 +333,159 @@ pub fn pack_in(
         unchanged,
         ..Stats::default()
     };
-    let git = root.map(recent_commits).unwrap_or_default();
-    let todos = todos(&entries);
+    // A later page holds files only: the tree, the history and the TODOs were on the first.
+    let first_page = cursor.is_none();
+    let no_tree: Vec<String> = Vec::new();
+    let git = if first_page {
+        root.map(recent_commits).unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    let todos = if first_page {
+        todos(&entries)
+    } else {
+        Vec::new()
+    };
+    let page = cursor.as_ref().map_or(1, |c| c.page);
     let doc = Document {
         format: opts.format,
-        tree: &tree,
+        tree: if first_page { &tree } else { &no_tree },
         git: &git,
         todos: &todos,
-        deleted: deleted_since_last_pack.as_deref(),
+        deleted: deleted_since_last_pack.as_deref().filter(|_| first_page),
+        page,
     };
     // The floor: the tree and the statistics.
-    let floor = tk.count(&doc.render(&stats_of(&base, &[], 0), &[]));
-    // Best first, in what the floor leaves (less a little for the statistics' digits; the
-    // exact fit below settles the rest): the full text when it takes at most a quarter of
-    // the room left, so that one large file does not take the room of many (a file the task
-    // needs may take it all), else the skeleton.
+    let floor = tk.count(&doc.render(&stats_of(&base, &[], 0), &[], None));
     let mut layers: Vec<Layer> = vec![Layer::Full; entries.len()];
-    let mut promoted: Vec<usize> = Vec::new();
-    let mut room = opts.budget.saturating_sub(floor).saturating_sub(16);
+    let room = opts.budget.saturating_sub(floor).saturating_sub(16);
+    // Best first, in what the floor leaves; later pages go on in rank order from where the
+    // cursor stands, past the files an earlier page held in full.
+    let (promoted, resume) = match &cursor {
+        None => {
+            let over = floor > opts.budget;
+            let promoted = first_page_layers(&entries, &doc, tk, room, over, &mut layers);
+            (promoted, 0)
+        }
+        Some(c) => later_page_layers(&entries, &doc, tk, room, c, &mut layers),
+    };
+    // Where the next page starts, and the files held in full before it, once `taken` (a
+    // prefix of `promoted`) is what this page shows; `None` when no file is left.
+    let next_cursor = |taken: &[usize]| -> Option<String> {
+        let (full, from) = match &cursor {
+            None => {
+                let full: Vec<usize> = taken
+                    .iter()
+                    .copied()
+                    .filter(|&i| layers[i] == Layer::Full)
+                    .collect();
+                (full, 0)
+            }
+            Some(c) => {
+                let from = match promoted.get(taken.len()) {
+                    None => resume,
+                    // Dropped to fit: it comes first on the next page, unless nothing fit
+                    // (then it is passed over, so that paging moves on).
+                    Some(&dropped) if !taken.is_empty() => dropped,
+                    Some(&dropped) => dropped + 1,
+                };
+                (c.full.clone(), from)
+            }
+        };
+        let left =
+            (from..entries.len()).any(|i| entries[i].carrier.is_none() && !full.contains(&i));
+        left.then(|| {
+            Cursor {
+                fingerprint: fingerprint.clone(),
+                page: page + 1,
+                from,
+                full,
+            }
+            .encode()
+        })
+    };
+    let render_with =
+        |taken: &[usize], n: usize| -> (Stats, Vec<RepoFile>, String, Option<String>) {
+            let mut shown: Vec<Option<Layer>> = vec![None; entries.len()];
+            for &i in taken {
+                shown[i] = Some(layers[i]);
+            }
+            // A copy is listed, without its text, when its carrier is shown.
+            let files: Vec<RepoFile> = (0..entries.len())
+                .filter_map(|i| {
+                    let e = &entries[i];
+                    match (shown[i], e.carrier.and_then(|c| shown[c])) {
+                        (Some(Layer::Full), _) => Some(with_layer(&e.file, Layer::Full, &e.full)),
+                        (Some(Layer::Skeleton), _) => Some(with_layer(
+                            &e.file,
+                            Layer::Skeleton,
+                            e.skeleton.as_deref().unwrap_or_default(),
+                        )),
+                        (Some(Layer::Metadata), _) => Some(RepoFile {
+                            layer: Layer::Metadata,
+                            reason: Some(format!("larger than a page of {} tokens", opts.budget)),
+                            ..e.file.clone()
+                        }),
+                        (None, Some(layer)) => Some(RepoFile {
+                            layer,
+                            ..e.file.clone()
+                        }),
+                        (None, None) => None,
+                    }
+                })
+                .collect();
+            let s = stats_of(&base, &files, n);
+            let next = next_cursor(taken);
+            let text = doc.render(&s, &files, next.as_deref());
+            (s, files, text, next)
+        };
+    // The document states its own token count; over the budget, pieces go from the end.
+    let budget = if floor > opts.budget {
+        usize::MAX
+    } else {
+        opts.budget
+    };
+    let (taken, n) = tokens::fit_exact(tk, budget, promoted.clone(), |taken, n| {
+        render_with(taken, n).2
+    })
+    .map_or((Vec::new(), floor), |(taken, _, n)| (taken, n));
+    let (stats, files, text, next_cursor) = render_with(&taken, n);
+    let account = Account {
+        tokenizer: tk,
+        budget: opts.budget,
+        tokens: stats.tokens,
+        included: stats.full + stats.skeleton,
+        dropped: stats.metadata,
+    };
+    Ok(RepoPack {
+        stats,
+        tree: if first_page { tree } else { Vec::new() },
+        files,
+        git,
+        todos,
+        account,
+        floor_exceeds_budget: (floor > opts.budget).then_some(floor),
+        deleted_since_last_pack,
+        state,
+        next_cursor,
+        text,
+    })
+}
+
+/// The first page's layers, best first: the full text when it takes at most a quarter of
+/// the room left, so that one large file does not take the room of many (a file the task
+/// needs may take it all), else the skeleton. Returns the files shown, in rank order.
+fn first_page_layers(
+    entries: &[Entry],
+    doc: &Document,
+    tk: Tokenizer,
+    mut room: usize,
+    over: bool,
+    layers: &mut [Layer],
+) -> Vec<usize> {
+    let mut promoted = Vec::new();
     for (i, e) in entries.iter().enumerate() {
-        if floor > opts.budget || room < 8 {
+        if over || room < 8 {
             break;
         }
         if e.carrier.is_some() {
@@ -291,62 +513,49 @@ pub fn pack_in(
             }
         }
     }
-    let render_with = |taken: &[usize], n: usize| -> (Stats, Vec<RepoFile>, String) {
-        let mut shown: Vec<Option<Layer>> = vec![None; entries.len()];
-        for &i in taken {
-            shown[i] = Some(layers[i]);
+    promoted
+}
+
+/// A later page's layers: the files no earlier page held in full, in rank order from the
+/// cursor, each in full while it fits; a file too large for a page of its own comes as its
+/// skeleton, or as its metadata when even that does not fit, so that paging always moves on.
+/// Returns the files shown and where the next page starts when all of them stay.
+fn later_page_layers(
+    entries: &[Entry],
+    doc: &Document,
+    tk: Tokenizer,
+    mut room: usize,
+    cursor: &Cursor,
+    layers: &mut [Layer],
+) -> (Vec<usize>, usize) {
+    let mut promoted = Vec::new();
+    for (i, e) in entries.iter().enumerate().skip(cursor.from) {
+        if e.carrier.is_some() || cursor.full.contains(&i) {
+            continue;
         }
-        // A copy is listed, without its text, when its carrier is shown.
-        let files: Vec<RepoFile> = (0..entries.len())
-            .filter_map(|i| {
-                let e = &entries[i];
-                match (shown[i], e.carrier.and_then(|c| shown[c])) {
-                    (Some(Layer::Full), _) => Some(with_layer(&e.file, Layer::Full, &e.full)),
-                    (Some(Layer::Skeleton), _) => Some(with_layer(
-                        &e.file,
-                        Layer::Skeleton,
-                        e.skeleton.as_deref().unwrap_or_default(),
-                    )),
-                    (None, Some(layer)) => Some(RepoFile {
-                        layer,
-                        ..e.file.clone()
-                    }),
-                    (None, None) => None,
-                }
-            })
-            .collect();
-        let s = stats_of(&base, &files, n);
-        let text = doc.render(&s, &files);
-        (s, files, text)
-    };
-    // The document states its own token count; over the budget, pieces go from the end.
-    let budget = if floor > opts.budget {
-        usize::MAX
-    } else {
-        opts.budget
-    };
-    let (taken, n) = tokens::fit_exact(tk, budget, promoted, |taken, n| render_with(taken, n).2)
-        .map_or((Vec::new(), floor), |(taken, _, n)| (taken, n));
-    let (stats, files, text) = render_with(&taken, n);
-    let account = Account {
-        tokenizer: tk,
-        budget: opts.budget,
-        tokens: stats.tokens,
-        included: stats.full + stats.skeleton,
-        dropped: stats.metadata,
-    };
-    Ok(RepoPack {
-        stats,
-        tree,
-        files,
-        git,
-        todos,
-        account,
-        floor_exceeds_budget: (floor > opts.budget).then_some(floor),
-        deleted_since_last_pack,
-        state,
-        text,
-    })
+        let full = tk.count(&doc.file(&with_layer(&e.file, Layer::Full, &e.full)));
+        if full <= room {
+            room -= full;
+            promoted.push(i);
+            continue;
+        }
+        if !promoted.is_empty() {
+            return (promoted, i);
+        }
+        let skeleton = e
+            .skeleton
+            .as_ref()
+            .map(|s| tk.count(&doc.file(&with_layer(&e.file, Layer::Skeleton, s))));
+        layers[i] = match skeleton.filter(|&cost| cost <= room) {
+            Some(cost) => {
+                room -= cost;
+                Layer::Skeleton
+            }
+            None => Layer::Metadata,
+        };
+        promoted.push(i);
+    }
+    (promoted, entries.len())
 }
 
 /// Every indexed file with its text, in rank order.
@@ -576,14 +785,23 @@ struct Document<'a> {
     todos: &'a [Todo],
     /// A delta pack's deleted paths.
     deleted: Option<&'a [String]>,
+    /// 1 for the first page.
+    page: usize,
 }
 
 impl Document<'_> {
-    fn render(&self, stats: &Stats, files: &[RepoFile]) -> String {
+    fn render(&self, stats: &Stats, files: &[RepoFile], next: Option<&str>) -> String {
         let mut out = String::new();
         match self.format {
             Format::Json => {
-                out.push_str(&format!("{{\"schema\": \"{SCHEMA}\",\n\"stats\": "));
+                out.push_str(&format!("{{\"schema\": \"{SCHEMA}\",\n"));
+                if self.page > 1 {
+                    out.push_str(&format!("\"page\": {},\n", self.page));
+                }
+                if let Some(next) = next {
+                    out.push_str(&format!("\"next_cursor\": {},\n", serde_json::json!(next)));
+                }
+                out.push_str("\"stats\": ");
                 out.push_str(&serde_json::to_string(stats).unwrap_or_default());
                 out.push_str(",\n\"tree\": ");
                 out.push_str(&serde_json::to_string(&folders(self.tree)).unwrap_or_default());
@@ -604,7 +822,12 @@ impl Document<'_> {
             }
             Format::Markdown => {
                 out.push_str(&format!(
-                    "# Repository pack\n\n{} files ({}); {} in full, {} as skeletons, {} as metadata, {} duplicates; {} of {} tokens ({})\n",
+                    "# Repository pack{}\n\n{} files ({}); {} in full, {} as skeletons, {} as metadata, {} duplicates; {} of {} tokens ({})\n",
+                    if self.page > 1 {
+                        format!(", page {}", self.page)
+                    } else {
+                        String::new()
+                    },
                     stats.files,
                     stats
                         .languages
@@ -626,14 +849,22 @@ impl Document<'_> {
                         self.deleted.map_or(0, <[String]>::len)
                     ));
                 }
-                out.push_str("\n## Tree\n\n```\n");
-                for (folder, names) in folders(self.tree) {
-                    out.push_str(&format!("{folder}/\n"));
-                    for n in names {
-                        out.push_str(&format!("  {n}\n"));
-                    }
+                if let Some(next) = next {
+                    out.push_str(&format!(
+                        "\nMore files follow on page {}: pass the cursor `{next}`.\n",
+                        self.page + 1
+                    ));
                 }
-                out.push_str("```\n");
+                if self.page == 1 {
+                    out.push_str("\n## Tree\n\n```\n");
+                    for (folder, names) in folders(self.tree) {
+                        out.push_str(&format!("{folder}/\n"));
+                        for n in names {
+                            out.push_str(&format!("  {n}\n"));
+                        }
+                    }
+                    out.push_str("```\n");
+                }
                 if !self.git.is_empty() {
                     out.push_str("\n## Recent commits\n\n");
                     for c in self.git {
@@ -658,18 +889,32 @@ impl Document<'_> {
                 }
             }
             Format::Xml => {
+                let page = if self.page > 1 {
+                    format!(" page=\"{}\"", self.page)
+                } else {
+                    String::new()
+                };
                 out.push_str(&format!(
-                    "<repository schema=\"{SCHEMA}\">\n<stats>{}</stats>\n<tree>\n",
+                    "<repository schema=\"{SCHEMA}\"{page}>\n<stats>{}</stats>\n",
                     xml_escape(&serde_json::to_string(stats).unwrap_or_default())
                 ));
-                for (folder, names) in folders(self.tree) {
+                if let Some(next) = next {
                     out.push_str(&format!(
-                        "<folder path=\"{}\">{}</folder>\n",
-                        xml_escape(folder),
-                        xml_escape(&names.join("\n"))
+                        "<next_cursor>{}</next_cursor>\n",
+                        xml_escape(next)
                     ));
                 }
-                out.push_str("</tree>\n");
+                if self.page == 1 {
+                    out.push_str("<tree>\n");
+                    for (folder, names) in folders(self.tree) {
+                        out.push_str(&format!(
+                            "<folder path=\"{}\">{}</folder>\n",
+                            xml_escape(folder),
+                            xml_escape(&names.join("\n"))
+                        ));
+                    }
+                    out.push_str("</tree>\n");
+                }
                 if !self.git.is_empty() {
                     out.push_str(&format!(
                         "<git>\n{}\n</git>\n",
@@ -835,5 +1080,6 @@ fn layer_name(l: Layer) -> &'static str {
     match l {
         Layer::Full => "full",
         Layer::Skeleton => "skeleton",
+        Layer::Metadata => "metadata",
     }
 }

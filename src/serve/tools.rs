@@ -100,7 +100,7 @@ pub const TOOLS: &[ToolSpec] = &[
     },
     ToolSpec {
         name: "pack_repository",
-        description: "The whole repository as one document under the budget: every indexed path (by folder), then files by rank in full or as their skeleton (imports and signatures), the rest in the tree only. With `task` (an issue or question) the files it needs come first, in full where they fit. Use it to hand over a repository at once; for the code of one task, pack is smaller.",
+        description: "The whole repository as one document under the budget: every indexed path (by folder), then files by rank in full or as their skeleton (imports and signatures), the rest in the tree only. With `task` (an issue or question) the files it needs come first, in full where they fit. When files are left that the page did not hold in full, `next_cursor` gives the next page (files only, in rank order). Use it to hand over a repository at once; for the code of one task, pack is smaller.",
         schema: schema_of::<RepoPackArgs>,
     },
     ToolSpec {
@@ -234,6 +234,8 @@ struct RepoPackArgs {
     repo: Option<String>,
     /// Tokens the answer may take (default 100000).
     budget_tokens: Option<usize>,
+    /// The next page: the `next_cursor` of the answer before (with the same task).
+    cursor: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -976,6 +978,7 @@ fn pack_repository(served: &Served, a: RepoPackArgs) -> Result<Answer> {
         format,
         tokenizer: served.tokenizer,
         task: a.task,
+        cursor: a.cursor,
         ..repopack::Options::default()
     };
     let p = repo.with_graph_index(Renderer::Pack, |index| index.pack_repository(&options))?;
@@ -993,6 +996,7 @@ fn pack_repository(served: &Served, a: RepoPackArgs) -> Result<Answer> {
         .map(|f| json!({"path": f.path, "layer": f.layer, "duplicate_of": f.duplicate_of}))
         .collect();
     m.insert("files".into(), Value::Array(files));
+    m.insert("next_cursor".into(), json!(p.next_cursor));
     Ok(rendered(served, repo, budget, header, &p.text, m))
 }
 

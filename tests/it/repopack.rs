@@ -456,3 +456,80 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+#[test]
+fn pages_after_the_first_give_every_other_file_once() {
+    let (_dir, _root, db) = project();
+    let index = Index::open(&db).unwrap();
+    let page = |budget: usize, cursor: Option<String>, task: Option<&str>| {
+        index.pack_repository(&RepoPackOptions {
+            budget,
+            format: PackFormat::Markdown,
+            cursor,
+            task: task.map(String::from),
+            ..RepoPackOptions::default()
+        })
+    };
+    let floor = page(1, None, None).unwrap().floor_exceeds_budget.unwrap();
+    for budget in [floor + 300, floor + 900] {
+        let mut shown: Vec<(String, FileLayer)> = Vec::new();
+        let mut cursor = None;
+        let mut pages = 0;
+        loop {
+            let p = page(budget, cursor.take(), None).unwrap();
+            pages += 1;
+            assert!(pages < 40, "paging does not end");
+            let n = tiktoken(&p.text);
+            assert!(n <= budget, "page {pages} at {budget}: {n} tokens");
+            assert_eq!(p.stats.tokens, n);
+            if pages > 1 {
+                assert!(p
+                    .text
+                    .starts_with(&format!("# Repository pack, page {pages}")));
+                assert!(
+                    !p.text.contains("## Tree"),
+                    "the tree is on the first page only"
+                );
+                assert!(!p.files.is_empty(), "a later page moves on");
+            }
+            shown.extend(
+                p.files
+                    .iter()
+                    .filter(|f| f.duplicate_of.is_none())
+                    .map(|f| (f.path.clone(), f.layer)),
+            );
+            match p.next_cursor {
+                Some(c) => {
+                    assert!(p.text.contains(&c), "the page names its cursor");
+                    cursor = Some(c);
+                }
+                None => break,
+            }
+        }
+        assert!(pages > 1, "{budget}: one page held everything");
+        // Every file but the licence's copy, in full exactly once; only the ledger, larger
+        // than a page, as its skeleton instead.
+        let mut covered: Vec<&str> = shown.iter().map(|(p, _)| p.as_str()).collect();
+        covered.sort();
+        covered.dedup();
+        assert_eq!(covered.len(), 11, "{budget}: {shown:?}");
+        let full: Vec<&str> = shown
+            .iter()
+            .filter(|(_, l)| *l == FileLayer::Full)
+            .map(|(p, _)| p.as_str())
+            .collect();
+        let mut unique = full.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), full.len(), "a file in full twice: {full:?}");
+        let not_full: Vec<&&str> = covered.iter().filter(|p| !full.contains(p)).collect();
+        assert_eq!(not_full, vec![&"shop/ledger.py"], "{budget}: {shown:?}");
+    }
+    // A cursor of another pack, or no cursor at all, is refused with a clear error.
+    let first = page(floor + 300, None, None).unwrap();
+    let cursor = first.next_cursor.expect("more than one page");
+    let e = page(floor + 300, Some(cursor), Some("the ledger")).unwrap_err();
+    assert!(e.to_string().contains("another pack"), "{e}");
+    let e = page(floor + 300, Some("rp1.x.y".into()), None).unwrap_err();
+    assert!(e.to_string().contains("not a cursor"), "{e}");
+}

@@ -473,6 +473,22 @@ async def check_every_tool(c, root, name):
     check(first and first[0]["layer"] == "full" and s["files"].index(first[0]) <= 1, "with a task the file it needs comes first, in full", s["files"])
     check(json.loads(text)["schema"] == "codebase-indexer/repo-pack/1", "the JSON pack is a document of its own", text[:200])
     await call_error(c, "pack_repository", {"budget_tokens": 60}, "invalid_argument", ["alone takes"])
+    # Paged: a budget the repository does not fit in, then its cursor to the end.
+    for small in range(300, 3000, 100):
+        r = await c.call_tool("pack_repository", {"budget_tokens": small})
+        if not r.is_error and r.structured_content.get("next_cursor"):
+            break
+    s, text = await call(c, "pack_repository", {"budget_tokens": small})
+    seen, pages = [f["path"] for f in s["files"] if f["layer"] == "full"], 1
+    covered = {f["path"] for f in s["files"]}
+    while s["next_cursor"]:
+        s, text = await call(c, "pack_repository", {"budget_tokens": small, "cursor": s["next_cursor"]})
+        pages += 1
+        check(pages < 30 and s["files"], "each later page holds files", s)
+        seen += [f["path"] for f in s["files"] if f["layer"] == "full"]
+        covered |= {f["path"] for f in s["files"]}
+    check(len(seen) == len(set(seen)) and covered == set(SHOP_FILES), f"{pages} pages give every file, none twice in full", (sorted(covered), seen))
+    await call_error(c, "pack_repository", {"cursor": "rp1.0.2.0."}, "invalid_argument", ["another pack"])
 
     # The fixture's only commit against the empty tree: every definition is added.
     s, text = await call(c, "impact", {"rev": "HEAD", "symbols": ["pkg.shop.checkout", "svc.ServeInventory"], "budget_tokens": 3000})
