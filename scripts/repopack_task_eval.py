@@ -26,6 +26,20 @@ def pack(indexer, tree, budget, task=None):
     return json.loads(out.stdout)
 
 
+def tree_paths(tree):
+    """Every path of a pack's tree: folders alike in one part are one key, `a/{x,y}/b`."""
+    paths = set()
+    for folder, names in tree.items():
+        head, brace, rest = folder.partition("{")
+        if brace:
+            parts, _, tail = rest.partition("}")
+            folders = [head + p + tail for p in parts.split(",")]
+        else:
+            folders = [folder]
+        paths |= {f"{f}/{n}" if f != "." else n for f in folders for n in names}
+    return paths
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("tree", type=Path)
@@ -38,7 +52,7 @@ def main():
     print("|---:|---:|---:|---:|")
     for budget in [int(b) for b in a.budgets.split(",")]:
         plain = pack(a.indexer, a.tree, budget)
-        indexed = {p for folder, names in plain["tree"].items() for p in (f"{folder}/{n}" if folder != "." else n for n in names)}
+        indexed = tree_paths(plain["tree"])
         full_plain = {f["path"] for f in plain["files"] if f["layer"] == "full"}
         counted = hit_plain = hit_task = 0
         for t in tasks:

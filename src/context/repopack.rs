@@ -274,7 +274,7 @@ pub fn pack_in(
         crate::error::invalid!("the budget must be at least 1 token");
     }
     let cursor = opts.cursor.as_deref().map(Cursor::parse).transpose()?;
-    let mut entries = read_entries(conn, repo, opts)?;
+    let mut entries = read_entries(conn, repo, opts, root)?;
     if entries.is_empty() {
         crate::error::invalid!("the index holds no files: run `indexer index` first");
     }
@@ -335,7 +335,11 @@ pub fn pack_in(
     };
     // A later page holds files only: the tree, the history and the TODOs were on the first.
     let first_page = cursor.is_none();
-    let no_tree: Vec<String> = Vec::new();
+    let folders = if first_page {
+        folders(&tree)
+    } else {
+        Folders::new()
+    };
     let git = if first_page {
         root.map(recent_commits).unwrap_or_default()
     } else {
@@ -349,7 +353,7 @@ pub fn pack_in(
     let page = cursor.as_ref().map_or(1, |c| c.page);
     let doc = Document {
         format: opts.format,
-        tree: if first_page { &tree } else { &no_tree },
+        tree: &folders,
         git: &git,
         todos: &todos,
         deleted: deleted_since_last_pack.as_deref().filter(|_| first_page),
@@ -559,7 +563,12 @@ fn later_page_layers(
 }
 
 /// Every indexed file with its text, in rank order.
-fn read_entries(conn: &Connection, repo: &Repo, opts: &Options) -> Result<Vec<Entry>> {
+fn read_entries(
+    conn: &Connection,
+    repo: &Repo,
+    opts: &Options,
+    root: Option<&Path>,
+) -> Result<Vec<Entry>> {
     let mut restart: Vec<f64> = repo
         .defs
         .iter()
@@ -597,6 +606,18 @@ fn read_entries(conn: &Connection, repo: &Repo, opts: &Options) -> Result<Vec<En
     }
     for (d, r) in repo.defs.iter().zip(&rank) {
         *file_rank.entry(repo.files[d.file].id).or_default() += r;
+    }
+    // Files that change often are where the work is: the rank grows with the log of the
+    // recent commits that touched the file.
+    let churn = root.map(|r| churn(conn, r)).unwrap_or_default();
+    let weight: f64 = std::env::var("CBI_CHURN_WEIGHT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(CHURN_WEIGHT);
+    for f in &repo.files {
+        if let (Some(&c), Some(r)) = (churn.get(&f.path), file_rank.get_mut(&f.id)) {
+            *r *= 1.0 + weight * (1.0 + c as f64).ln();
+        }
     }
     let mut q = conn.prepare(
         "SELECT f.id, f.path, f.language, f.size, f.flags, c.content, \
@@ -669,6 +690,30 @@ fn read_entries(conn: &Connection, repo: &Repo, opts: &Options) -> Result<Vec<En
             .then(a.3.cmp(&b.3))
     });
     Ok(ranked.into_iter().map(|(_, e)| e).collect())
+}
+
+/// How much a file's rank grows with the log of its recent commits.
+const CHURN_WEIGHT: f64 = 1.0;
+
+/// How many of the recent commits (as many as change impact reads for co-change) touched
+/// each path; none outside git. The database's cached history is used when it is HEAD's.
+fn churn(conn: &Connection, root: &Path) -> HashMap<String, usize> {
+    use crate::context::impact::{diff, signals::HISTORY_COMMITS};
+    let mut out = HashMap::new();
+    let Ok(head) = diff::git(root, &["rev-parse", "--verify", "-q", "HEAD"]) else {
+        return out;
+    };
+    let head = head.trim();
+    let history = match crate::store::history::cached(conn, head, HISTORY_COMMITS) {
+        Ok(Some(h)) => h,
+        _ => diff::history(root, head, HISTORY_COMMITS).unwrap_or_default(),
+    };
+    for (_, paths) in history {
+        for p in paths {
+            *out.entry(p).or_insert(0) += 1;
+        }
+    }
+    out
 }
 
 /// Which group a file is ranked in: 0 the top-level README and the documentation's index,
@@ -780,7 +825,7 @@ fn stats_of(base: &Stats, files: &[RepoFile], tokens: usize) -> Stats {
 /// The document's shape in one format.
 struct Document<'a> {
     format: Format,
-    tree: &'a [String],
+    tree: &'a Folders<'a>,
     git: &'a [String],
     todos: &'a [Todo],
     /// A delta pack's deleted paths.
@@ -804,7 +849,7 @@ impl Document<'_> {
                 out.push_str("\"stats\": ");
                 out.push_str(&serde_json::to_string(stats).unwrap_or_default());
                 out.push_str(",\n\"tree\": ");
-                out.push_str(&serde_json::to_string(&folders(self.tree)).unwrap_or_default());
+                out.push_str(&serde_json::to_string(self.tree).unwrap_or_default());
                 out.push_str(",\n\"git\": ");
                 out.push_str(&serde_json::to_string(self.git).unwrap_or_default());
                 out.push_str(",\n\"todos\": ");
@@ -857,7 +902,7 @@ impl Document<'_> {
                 }
                 if self.page == 1 {
                     out.push_str("\n## Tree\n\n```\n");
-                    for (folder, names) in folders(self.tree) {
+                    for (folder, names) in self.tree {
                         out.push_str(&format!("{folder}/\n"));
                         for n in names {
                             out.push_str(&format!("  {n}\n"));
@@ -906,7 +951,7 @@ impl Document<'_> {
                 }
                 if self.page == 1 {
                     out.push_str("<tree>\n");
-                    for (folder, names) in folders(self.tree) {
+                    for (folder, names) in self.tree {
                         out.push_str(&format!(
                             "<folder path=\"{}\">{}</folder>\n",
                             xml_escape(folder),
@@ -1065,13 +1110,69 @@ fn marker_at(line: &str) -> Option<usize> {
     })
 }
 
-/// The paths grouped by folder (`.` for the top), each folder's file names in order: every
-/// path once, and a folder's name once for all its files.
-fn folders(tree: &[String]) -> BTreeMap<&str, Vec<&str>> {
-    let mut out: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+/// The tree as folders (`.` for the top) and their files' names, in order: every path once,
+/// a folder's name once for all its files, and folders that differ in one part of their
+/// path and hold the same names once for all of them, with that part as `{a,b,c}`
+/// (`locale/{de,fr,ja}/LC_MESSAGES`: translations, platforms, versions).
+type Folders<'a> = BTreeMap<String, Vec<&'a str>>;
+
+/// Folders alike in all but one part are written once when there are at least this many.
+const ALIKE_FOLDERS: usize = 3;
+
+/// (a folder's names, its path with one part left out) -> (folder, the part left out).
+type Alike<'p, 't> = HashMap<(&'p [&'t str], String), Vec<(&'t str, &'t str)>>;
+
+fn folders(tree: &[String]) -> Folders<'_> {
+    let mut plain: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for p in tree {
         let (folder, name) = p.rsplit_once('/').unwrap_or((".", p));
-        out.entry(folder).or_default().push(name);
+        plain.entry(folder).or_default().push(name);
+    }
+    // Folders by their names and their path with one part left out; the largest groups
+    // take their folders first (ties in path order, so the result is always the same).
+    let mut alike: Alike = HashMap::new();
+    for (folder, names) in &plain {
+        if folder.contains(['{', '}', ',']) {
+            continue;
+        }
+        let parts: Vec<&str> = folder.split('/').collect();
+        for (i, part) in parts.iter().enumerate() {
+            let mut pattern = parts.clone();
+            pattern[i] = "\0";
+            alike
+                .entry((names.as_slice(), pattern.join("/")))
+                .or_default()
+                .push((folder, part));
+        }
+    }
+    let mut groups: Vec<_> = alike
+        .into_iter()
+        .filter(|(_, members)| members.len() >= ALIKE_FOLDERS)
+        .collect();
+    groups.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then_with(|| a.0.cmp(&b.0)));
+    let mut out: Folders = BTreeMap::new();
+    let mut taken: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    for ((names, pattern), members) in groups {
+        let free: Vec<&str> = members
+            .iter()
+            .filter(|(folder, _)| !taken.contains(folder))
+            .map(|&(_, part)| part)
+            .collect();
+        if free.len() < ALIKE_FOLDERS {
+            continue;
+        }
+        for (folder, _) in &members {
+            taken.insert(folder);
+        }
+        out.insert(
+            pattern.replace("\0", &format!("{{{}}}", free.join(","))),
+            names.to_vec(),
+        );
+    }
+    for (folder, names) in plain {
+        if !taken.contains(folder) {
+            out.insert(folder.to_string(), names);
+        }
     }
     out
 }
@@ -1081,5 +1182,50 @@ fn layer_name(l: Layer) -> &'static str {
         Layer::Full => "full",
         Layer::Skeleton => "skeleton",
         Layer::Metadata => "metadata",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folders_alike_in_one_part_are_written_once() {
+        let tree: Vec<String> = [
+            "README.md",
+            "app/locale/de/LC_MESSAGES/django.po",
+            "app/locale/fr/LC_MESSAGES/django.po",
+            "app/locale/ja/LC_MESSAGES/django.po",
+            "app/locale/xx/LC_MESSAGES/other.po",
+            "app/views.py",
+            "two/a/x.py",
+            "two/b/x.py",
+            "odd/{a}/x.py",
+            "odd/b/x.py",
+            "odd/c/x.py",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let f = folders(&tree);
+        let keys: Vec<&str> = f.keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            vec![
+                ".",
+                "app",
+                "app/locale/xx/LC_MESSAGES",
+                "app/locale/{de,fr,ja}/LC_MESSAGES",
+                "odd/b",
+                "odd/c",
+                "odd/{a}",
+                "two/a",
+                "two/b",
+            ]
+        );
+        assert_eq!(f["app/locale/{de,fr,ja}/LC_MESSAGES"], vec!["django.po"]);
+        // Every path is still there once.
+        let count: usize = f.values().map(Vec::len).sum::<usize>() + 2;
+        assert_eq!(count, tree.len());
     }
 }
