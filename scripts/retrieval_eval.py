@@ -3,7 +3,7 @@
 beside BM25 over the language's source files without tests, one table per set and language.
 
     scripts/retrieval_eval.py SET=DATA:WORK [SET=DATA:WORK ...] [--sample N] [--seed S]
-                              [--indexer PATH] [--min-tasks 15]
+                              [--indexer PATH] [--label NAME] [--min-tasks 15]
 
 DATA is a task file of ../shared/eval/ and WORK the folder `sweval.py prepare` materialized its
 trees in (see ../shared/eval/README.md, "Running the evaluation"), e.g.
@@ -67,15 +67,15 @@ def run_set(name, data, work, a):
     base = Path(work) / "results"
     sweval("run", *common, "--ranker", "bm25-files-notests", "--label", "bm25-notests",
            "--out", str(base / "bm25-notests.json"))
-    scratch = Path(work) / "scratch" / "indexer"
+    scratch = Path(work) / "scratch" / a.label
     me = [sys.executable, str(Path(__file__).resolve()), "_query", a.indexer]
     index_cmd = f"{shlex.quote(a.indexer)} index {{repo}} --db {{work}}/{{instance}}.db --no-artifact"
     cmd = " ".join(shlex.quote(x) for x in me) + " {repo} {query} {instance} {work}"
-    sweval("run", *common, "--ranker", "cmd", "--label", "indexer", "--index-cmd", index_cmd,
+    sweval("run", *common, "--ranker", "cmd", "--label", a.label, "--index-cmd", index_cmd,
            "--cmd", cmd, "--scratch", str(scratch), "--timeout", "600",
-           "--out", str(base / "indexer.json"))
+           "--out", str(base / f"{a.label}.json"))
     bm25 = json.loads((base / "bm25-notests.json").read_text())["instances"]
-    ours = json.loads((base / "indexer.json").read_text())["instances"]
+    ours = json.loads((base / f"{a.label}.json").read_text())["instances"]
     gold = {r["instance_id"]: set(r["gold"]) for r in ours}
     side = {}
     for iid in gold:
@@ -116,6 +116,7 @@ def main():
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--min-tasks", type=int, default=15)
     p.add_argument("--indexer", default=str(ROOT / "target" / "release" / "indexer"))
+    p.add_argument("--label", default="indexer", help="names this build's results in WORK/results/")
     a = p.parse_args()
     a.indexer = os.path.abspath(a.indexer)
     totals = defaultdict(dict)

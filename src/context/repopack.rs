@@ -653,6 +653,8 @@ fn read_entries(
             _ if class > 0 && !needed.is_empty() => {
                 (class + 1, -file_rank.get(&id).copied().unwrap_or(0.0))
             }
+            // The README before its translations (`README.md`, then `README.zh-CN.md`).
+            _ if class == 0 => (0, path.matches('.').count() as f64),
             _ => (class, -file_rank.get(&id).copied().unwrap_or(0.0)),
         };
         let key = (class, order, path.matches('/').count(), path.clone());

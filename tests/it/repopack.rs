@@ -533,3 +533,23 @@ fn pages_after_the_first_give_every_other_file_once() {
     let e = page(floor + 300, Some("rp1.x.y".into()), None).unwrap_err();
     assert!(e.to_string().contains("not a cursor"), "{e}");
 }
+
+#[test]
+fn the_readme_comes_before_its_translations() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    write_tree(
+        &root,
+        &[
+            ("README.cn.md", "# 商店\n"),
+            ("README.de.md", "# Laden\n"),
+            ("README.md", "# Shop\n"),
+            ("shop.py", "def buy():\n    return 1\n"),
+        ],
+    );
+    let db = dir.path().join("index.db");
+    index(&root, &db);
+    let p = pack(&db, 10_000, PackFormat::Json);
+    let order: Vec<&str> = p.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(order[0], "README.md", "{order:?}");
+}
