@@ -227,7 +227,8 @@ impl Cursor {
                 .collect::<std::result::Result<Vec<usize>, _>>()?,
             None => return Err(bad().into()),
         };
-        if parts.next().is_some() || page < 2 {
+        // In rank order, as the first page took them (and as the lookups need them).
+        if parts.next().is_some() || page < 2 || !full.windows(2).all(|w| w[0] < w[1]) {
             return Err(bad().into());
         }
         Ok(Cursor {
@@ -396,8 +397,8 @@ pub fn pack_in(
                 (c.full.clone(), from)
             }
         };
-        let left =
-            (from..entries.len()).any(|i| entries[i].carrier.is_none() && !full.contains(&i));
+        let left = (from..entries.len())
+            .any(|i| entries[i].carrier.is_none() && full.binary_search(&i).is_err());
         left.then(|| {
             Cursor {
                 fingerprint: fingerprint.clone(),
@@ -534,7 +535,7 @@ fn later_page_layers(
 ) -> (Vec<usize>, usize) {
     let mut promoted = Vec::new();
     for (i, e) in entries.iter().enumerate().skip(cursor.from) {
-        if e.carrier.is_some() || cursor.full.contains(&i) {
+        if e.carrier.is_some() || cursor.full.binary_search(&i).is_ok() {
             continue;
         }
         let full = tk.count(&doc.file(&with_layer(&e.file, Layer::Full, &e.full)));
