@@ -22,22 +22,10 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from repopack_task_eval import tree_paths
+
 ROOT = Path(__file__).resolve().parent.parent
 EVERY_FILE = "50000000"
-
-
-def tree_paths(tree):
-    """Every path of a pack's tree: folders alike in one part are one key, `a/{x,y}/b`."""
-    paths = set()
-    for folder, names in tree.items():
-        head, brace, rest = folder.partition("{")
-        if brace:
-            parts, _, tail = rest.partition("}")
-            folders = [head + p + tail for p in parts.split(",")]
-        else:
-            folders = [folder]
-        paths |= {f"{f}/{n}" if f != "." else n for f in folders for n in names}
-    return paths
 
 
 def run(args, **kw):

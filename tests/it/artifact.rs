@@ -255,25 +255,12 @@ fn the_artifact_is_a_plain_sqlite_database_once_decompressed() {
 }
 
 fn copy_tree(from: &Path, to: &Path) {
-    for entry in walk(from) {
+    for entry in crate::common::files_under(from) {
         let rel = entry.strip_prefix(from).unwrap();
         let dest = to.join(rel);
         std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
         std::fs::copy(&entry, &dest).unwrap();
     }
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 #[test]

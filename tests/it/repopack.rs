@@ -359,7 +359,7 @@ fn a_delta_holds_what_changed_since_the_last_pack() {
     };
     run(&["index", ".", "--no-artifact", "--json"]);
     let listed = |dir: &Path| -> Vec<PathBuf> {
-        let mut out: Vec<PathBuf> = walk(dir);
+        let mut out: Vec<PathBuf> = crate::common::files_under(dir);
         out.sort();
         out
     };
@@ -441,20 +441,6 @@ fn a_delta_holds_what_changed_since_the_last_pack() {
         text.contains("Only what changed since the last pack: 12 files unchanged, 0 deleted."),
         "{text}"
     );
-}
-
-/// Every file under `dir`, recursively.
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 #[test]
