@@ -2,6 +2,7 @@
 """File-level retrieval on the evaluation sets: `rank-files`, `pack --query` and `map --query`
 beside BM25 over the language's source files without tests, one table per set and language.
 
+    scripts/retrieval_eval.py prepare-django WORK
     scripts/retrieval_eval.py SET=DATA:WORK [SET=DATA:WORK ...] [--sample N] [--seed S]
                               [--indexer PATH] [--label NAME] [--min-tasks 15]
 
@@ -9,6 +10,11 @@ DATA is a task file of ../shared/eval/ and WORK the folder `sweval.py prepare` m
 trees in (see ../shared/eval/README.md, "Running the evaluation"), e.g.
 
     scripts/retrieval_eval.py multiswe=../shared/eval/multiswe-visible.jsonl:/work/evalwork/multiswe
+
+The Django tasks (../shared/eval/swebench-lite-django.jsonl) have no mirror: their trees are
+the Django releases the tasks name, from PyPI. `scripts/retrieval_eval.py prepare-django WORK`
+downloads those sdists (pip), writes the tasks in the task format to WORK/tasks.jsonl and has
+sweval unpack one tree per task; then pass `django=WORK/tasks.jsonl:WORK`.
 
 For each set, sweval runs its `bm25-files-notests` baseline and then this tool as a command
 ranker on the same instances: each tree is indexed once (a database in sweval's scratch folder,
@@ -30,6 +36,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SWEVAL = ROOT.parent / "shared" / "eval" / "sweval.py"
+DJANGO = ROOT.parent / "shared" / "eval" / "swebench-lite-django.jsonl"
 BUDGET = "13000"
 LIMIT = "100"
 
@@ -55,6 +62,25 @@ def query(indexer, tree, query_file, instance, work):
         for suffix in ("", "-wal", "-shm", ".lock", ".export.lock"):
             Path(str(db) + suffix).unlink(missing_ok=True)
     print(json.dumps(ranked))
+
+
+def prepare_django(work):
+    """Trees of the Django tasks from the releases they name (sweval prepare-sdists)."""
+    work = Path(work)
+    sdists = work / "sdists"
+    tasks = [json.loads(line) for line in DJANGO.read_text().splitlines() if line.strip()]
+    for release in sorted({t["release"] for t in tasks}):
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
+                        "--no-binary", ":all:", f"Django=={release}", "-d", str(sdists)], check=True)
+    work.mkdir(parents=True, exist_ok=True)
+    with open(work / "tasks.jsonl", "w") as out, open(work / "releases.jsonl", "w") as releases:
+        for t in tasks:
+            out.write(json.dumps({"id": t["id"], "repo": "django/django", "base_commit": "",
+                                  "language": "python", "query": t["query"],
+                                  "gold_files": t["gold_files"]}) + "\n")
+            releases.write(json.dumps({"instance_id": t["id"], "release": t["release"]}) + "\n")
+    sweval("prepare-sdists", "--data", str(work / "tasks.jsonl"), "--work", str(work),
+           "--map", str(work / "releases.jsonl"), "--sdists", str(sdists))
 
 
 def sweval(*args):
@@ -110,6 +136,8 @@ def run_set(name, data, work, a):
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "_query":
         return query(*sys.argv[2:7])
+    if len(sys.argv) == 3 and sys.argv[1] == "prepare-django":
+        return prepare_django(sys.argv[2])
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("sets", nargs="+", metavar="SET=DATA:WORK")
     p.add_argument("--sample", type=int, default=0)
