@@ -66,12 +66,18 @@ fn main() {
             command.push(start.elapsed().as_secs_f64() * 1e3);
         }
     } else {
-        eprintln!("no {}: build it (cargo build --release) to time the command", exe.display());
+        eprintln!(
+            "no {}: build it (cargo build --release) to time the command",
+            exe.display()
+        );
     }
     println!("{} issue texts, top {LIMIT}\n", queries.len());
     println!("| | median ms | p95 ms | max ms |");
     println!("|---|---:|---:|---:|");
-    for (label, times) in [("in process", in_process), ("`indexer rank-files`", command)] {
+    for (label, times) in [
+        ("in process", in_process),
+        ("`indexer rank-files`", command),
+    ] {
         if let Some((median, p95, max)) = spread(times) {
             println!("| {label} | {median:.1} | {p95:.1} | {max:.1} |");
         }
