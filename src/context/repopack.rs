@@ -256,11 +256,29 @@ fn fingerprint(entries: &[Entry], task: Option<&str>) -> String {
 struct Entry {
     file: RepoFile,
     full: String,
-    skeleton: Option<String>,
+    /// Its file in the graph, when its language has definitions to make a skeleton of.
+    graph_file: Option<usize>,
+    /// Made the first time a layer asks for it: most files of a large repository are never
+    /// shown, and making every skeleton up front was most of a pack's time.
+    skeleton: std::cell::OnceCell<Option<String>>,
     /// The entry carrying this one's bytes, ranked before it.
     carrier: Option<usize>,
     /// One of the files the task needs.
     needed: bool,
+}
+
+impl Entry {
+    /// Its skeleton (imports, signatures, docstrings), if it has one.
+    fn skeleton(&self, conn: &Connection, repo: &Repo) -> Result<Option<&str>> {
+        if let Some(made) = self.skeleton.get() {
+            return Ok(made.as_deref());
+        }
+        let made = match self.graph_file {
+            Some(i) => Some(file_skeleton(conn, repo, i)?).filter(|s| !s.is_empty()),
+            None => None,
+        };
+        Ok(self.skeleton.get_or_init(|| made).as_deref())
+    }
 }
 
 /// Packs the repository of `conn`, whose whole graph is `repo`; `root` is the indexed tree,
@@ -369,10 +387,11 @@ pub fn pack_in(
     let (promoted, resume) = match &cursor {
         None => {
             let over = floor > opts.budget;
-            let promoted = first_page_layers(&entries, &doc, tk, room, over, &mut layers);
+            let promoted =
+                first_page_layers(&entries, &doc, tk, room, over, &mut layers, (conn, repo))?;
             (promoted, 0)
         }
-        Some(c) => later_page_layers(&entries, &doc, tk, room, c, &mut layers),
+        Some(c) => later_page_layers(&entries, &doc, tk, room, c, &mut layers, (conn, repo))?,
     };
     // Where the next page starts, and the files held in full before it, once `taken` (a
     // prefix of `promoted`) is what this page shows; `None` when no file is left.
@@ -424,7 +443,10 @@ pub fn pack_in(
                         (Some(Layer::Skeleton), _) => Some(with_layer(
                             &e.file,
                             Layer::Skeleton,
-                            e.skeleton.as_deref().unwrap_or_default(),
+                            e.skeleton
+                                .get()
+                                .and_then(Option::as_deref)
+                                .unwrap_or_default(),
                         )),
                         (Some(Layer::Metadata), _) => Some(RepoFile {
                             layer: Layer::Metadata,
@@ -487,7 +509,8 @@ fn first_page_layers(
     mut room: usize,
     over: bool,
     layers: &mut [Layer],
-) -> Vec<usize> {
+    (conn, repo): (&Connection, &Repo),
+) -> Result<Vec<usize>> {
     let mut promoted = Vec::new();
     for (i, e) in entries.iter().enumerate() {
         if over || room < 8 {
@@ -496,11 +519,12 @@ fn first_page_layers(
         if e.carrier.is_some() {
             continue;
         }
-        let layered = [
-            (Layer::Full, Some(&e.full)),
-            (Layer::Skeleton, e.skeleton.as_ref()),
-        ];
-        for (layer, text) in layered {
+        // The skeleton is made only for a file whose text does not fit.
+        for layer in [Layer::Full, Layer::Skeleton] {
+            let text = match layer {
+                Layer::Full => Some(e.full.as_str()),
+                _ => e.skeleton(conn, repo)?,
+            };
             let Some(text) = text.filter(|t| tokens::floor(t) <= room) else {
                 continue;
             };
@@ -518,7 +542,7 @@ fn first_page_layers(
             }
         }
     }
-    promoted
+    Ok(promoted)
 }
 
 /// A later page's layers: the files no earlier page held in full, in rank order from the
@@ -532,7 +556,8 @@ fn later_page_layers(
     mut room: usize,
     cursor: &Cursor,
     layers: &mut [Layer],
-) -> (Vec<usize>, usize) {
+    (conn, repo): (&Connection, &Repo),
+) -> Result<(Vec<usize>, usize)> {
     let mut promoted = Vec::new();
     for (i, e) in entries.iter().enumerate().skip(cursor.from) {
         if e.carrier.is_some() || cursor.full.binary_search(&i).is_ok() {
@@ -545,11 +570,10 @@ fn later_page_layers(
             continue;
         }
         if !promoted.is_empty() {
-            return (promoted, i);
+            return Ok((promoted, i));
         }
         let skeleton = e
-            .skeleton
-            .as_ref()
+            .skeleton(conn, repo)?
             .map(|s| tk.count(&doc.file(&with_layer(&e.file, Layer::Skeleton, s))));
         layers[i] = match skeleton.filter(|&cost| cost <= room) {
             Some(cost) => {
@@ -560,7 +584,7 @@ fn later_page_layers(
         };
         promoted.push(i);
     }
-    (promoted, entries.len())
+    Ok((promoted, entries.len()))
 }
 
 /// Every indexed file with its text, in rank order.
@@ -638,12 +662,10 @@ fn read_entries(
         let flags: i64 = r.get(4)?;
         let content: String = r.get(5)?;
         let redacted: bool = r.get(6)?;
-        let skeleton = match file_index.get(&id) {
-            Some(&i) if crate::lang::by_name(&language).is_some() => {
-                Some(file_skeleton(conn, repo, i)?).filter(|s| !s.is_empty())
-            }
-            _ => None,
-        };
+        let graph_file = file_index
+            .get(&id)
+            .copied()
+            .filter(|_| crate::lang::by_name(&language).is_some());
         let class = class_of(&path, &language, flags);
         let task_position = needed.get(&path).copied();
         let is_needed = task_position.is_some();
@@ -676,7 +698,8 @@ fn read_entries(
             Entry {
                 file,
                 full: content,
-                skeleton,
+                graph_file,
+                skeleton: std::cell::OnceCell::new(),
                 carrier: None,
                 needed: is_needed,
             },
