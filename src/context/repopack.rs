@@ -722,17 +722,12 @@ const CHURN_WEIGHT: f64 = 0.5;
 /// How many of the recent commits (as many as change impact reads for co-change) touched
 /// each path; none outside git. The database's cached history is used when it is HEAD's.
 fn churn(conn: &Connection, root: &Path) -> HashMap<String, usize> {
-    use crate::context::impact::{diff, signals::HISTORY_COMMITS};
+    use crate::context::impact::{diff, read_history};
     let mut out = HashMap::new();
     let Ok(head) = diff::git(root, &["rev-parse", "--verify", "-q", "HEAD"]) else {
         return out;
     };
-    let head = head.trim();
-    let history = match crate::store::history::cached(conn, head, HISTORY_COMMITS) {
-        Ok(Some(h)) => h,
-        _ => diff::history(root, head, HISTORY_COMMITS).unwrap_or_default(),
-    };
-    for (_, paths) in history {
+    for (_, paths) in read_history(root, conn, head.trim()).0 {
         for p in paths {
             *out.entry(p).or_insert(0) += 1;
         }

@@ -242,15 +242,25 @@ fn history_of(
     conn: &Connection,
     base: &str,
 ) -> Vec<store::history::Commit> {
-    let limit = signals::HISTORY_COMMITS;
-    if let Ok(Some(h)) = store::history::cached(conn, base, limit) {
-        return h;
-    }
-    let h = diff::history(root, base, limit).unwrap_or_default();
-    if !h.is_empty() {
-        let _ = store::history::save(db, base, limit, &h);
+    let (h, cached) = read_history(root, conn, base);
+    if !cached && !h.is_empty() {
+        let _ = store::history::save(db, base, signals::HISTORY_COMMITS, &h);
     }
     h
+}
+
+/// The co-change history of commit `base`, `HISTORY_COMMITS` deep, and whether it came from
+/// the database's cache (else from git; empty outside git).
+pub fn read_history(
+    root: &Path,
+    conn: &Connection,
+    base: &str,
+) -> (Vec<store::history::Commit>, bool) {
+    let limit = signals::HISTORY_COMMITS;
+    match store::history::cached(conn, base, limit) {
+        Ok(Some(h)) => (h, true),
+        _ => (diff::history(root, base, limit).unwrap_or_default(), false),
+    }
 }
 
 /// The files whose definitions an impact of `prepared` scores: those of the changed
