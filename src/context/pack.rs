@@ -179,6 +179,9 @@ pub struct DroppedSymbol {
 #[derive(Clone, Debug, Serialize)]
 pub struct Pack {
     pub schema: &'static str,
+    /// A query is stated as the header states it, shortened: a whole issue text would cost
+    /// more than the budget it is packed for.
+    #[serde(serialize_with = "stated_target")]
     pub target: Target,
     #[serde(flatten)]
     pub account: Account,
@@ -849,15 +852,25 @@ fn render_text(
     }
 }
 
+/// A query's first 100 characters, whitespace folded, `...` when there is more.
+fn short_query(q: &str) -> String {
+    let q: String = q.split_whitespace().collect::<Vec<_>>().join(" ");
+    let short: String = q.chars().take(100).collect();
+    let ell = if short.len() < q.len() { "..." } else { "" };
+    format!("{short}{ell}")
+}
+
+fn stated_target<S: serde::Serializer>(target: &Target, s: S) -> Result<S::Ok, S::Error> {
+    match target {
+        Target::Query(q) => Target::Query(short_query(q)).serialize(s),
+        entry => entry.serialize(s),
+    }
+}
+
 fn header(pack: &Pack, included: usize, candidates: usize, tokens: usize) -> String {
     let target = match &pack.target {
         Target::Entry(e) => format!("entry {e}"),
-        Target::Query(q) => {
-            let q: String = q.split_whitespace().collect::<Vec<_>>().join(" ");
-            let short: String = q.chars().take(100).collect();
-            let ell = if short.len() < q.len() { "..." } else { "" };
-            format!("query \"{short}{ell}\"")
-        }
+        Target::Query(q) => format!("query \"{}\"", short_query(q)),
     };
     let a = &pack.account;
     let dropped = candidates.saturating_sub(included + pack.shown_before);

@@ -126,6 +126,8 @@ struct Extracted {
     content: String,
     redactions: Vec<crate::index::redact::Redaction>,
     extract: FileExtract,
+    /// A code file's words, for the whole-file word index.
+    words: Option<(u32, Vec<(String, u32)>)>,
 }
 
 /// A full build commits after about this much source (see `run`).
@@ -386,6 +388,7 @@ fn update(
                             flags: x.flags,
                             content: &x.content,
                             redactions: &x.redactions,
+                            words: x.words.as_ref(),
                         },
                         &x.extract,
                     )?;
@@ -614,14 +617,16 @@ fn read_and_extract(c: &Candidate, known: Option<&Known>) -> FileRead {
     if walk::is_test_path(&c.path) {
         flags |= writer::FLAG_TEST;
     }
-    let (language, extract) = match lang::for_path(&c.path) {
+    let (language, extract, words) = match lang::for_path(&c.path) {
         Some(l) => (
             l.name,
             guarded(|| extract(l, &c.path, &content), &c.path, &content),
+            Some(crate::text::file_words(&c.path, &content)),
         ),
         None => (
             walk::text_language(&c.path),
             crate::lang::extract::file_only(&c.path, &content),
+            None,
         ),
     };
     if extract.has_errors {
@@ -637,6 +642,7 @@ fn read_and_extract(c: &Candidate, known: Option<&Known>) -> FileRead {
         content,
         redactions,
         extract,
+        words,
     }))
 }
 

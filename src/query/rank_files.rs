@@ -16,7 +16,7 @@
 
 use crate::lang;
 use crate::store::writer::FLAG_TEST;
-use crate::text::split_identifier;
+pub use crate::text::words;
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension};
 use serde::Serialize;
@@ -42,47 +42,15 @@ const SECONDARY: f64 = 0.3;
 /// names as code.
 const RRF_K: f64 = 60.0;
 const NAMED_WEIGHT: f64 = 0.5;
+/// The weight of the list of files by BM25 over their whole text.
+const FILE_TEXT_WEIGHT: f64 = 1.0;
+/// Files of that list fused: past these, a file's whole-text score says little.
+const FILE_TEXT_FILES: usize = 100;
+/// Okapi BM25's usual parameters.
+const BM25_K1: f64 = 1.5;
+const BM25_B: f64 = 0.75;
 /// A name defined in more files than this names none of them in particular.
 const NAMED_MAX_FILES: usize = 20;
-
-/// Words that carry no meaning for code search.
-const STOPWORDS: &[&str] = &[
-    "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been",
-    "before", "being", "but", "by", "can", "cannot", "could", "did", "do", "does", "don", "for",
-    "from", "had", "has", "have", "he", "her", "his", "how", "if", "in", "into", "is", "it", "its",
-    "just", "me", "my", "no", "not", "of", "on", "only", "or", "our", "she", "should", "so",
-    "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they",
-    "this", "those", "to", "too", "very", "was", "we", "were", "what", "when", "where", "which",
-    "who", "why", "will", "with", "would", "you", "your",
-];
-
-/// Calls `emit` with every search word of `text`: identifiers and words split into lowercase
-/// sub-tokens (`getUserName` gives `get`, `user`, `name`), stopwords and one-letter words
-/// left out. A compound identifier is also emitted whole (`getusername`, `get_user_name`)
-/// when `whole` is set.
-pub fn words(text: &str, whole: bool, mut emit: impl FnMut(&str)) {
-    for raw in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-        if raw.is_empty() {
-            continue;
-        }
-        let split = split_identifier(raw);
-        let mut parts = 0;
-        for part in split.split(' ').filter(|p| keep(p)) {
-            emit(part);
-            parts += 1;
-        }
-        if whole && parts > 1 {
-            let lower = raw.to_lowercase();
-            if keep(&lower) {
-                emit(&lower);
-            }
-        }
-    }
-}
-
-fn keep(word: &str) -> bool {
-    word.chars().nth(1).is_some() && STOPWORDS.binary_search(&word).is_err()
-}
 
 /// The files that best answer `query`, best first, at most `limit`.
 pub fn rank_files(conn: &Connection, query: &str, limit: usize) -> Result<Vec<RankedFile>> {
@@ -94,6 +62,7 @@ pub fn rank_files(conn: &Connection, query: &str, limit: usize) -> Result<Vec<Ra
     let fts_query = weighted_word_query(conn, query)?.unwrap_or(every_word);
     let by_definition = by_best_definition(conn, &fts_query)?;
     let named = named_files(conn, query)?;
+    let by_text = by_file_text(conn, query, FILE_TEXT_FILES)?;
 
     // Reciprocal rank fusion of the two lists; a file in neither is not ranked.
     let mut fused: HashMap<i64, RankedFile> = HashMap::new();
@@ -116,6 +85,14 @@ pub fn rank_files(conn: &Connection, query: &str, limit: usize) -> Result<Vec<Ra
             symbol: None,
         });
         entry.score += NAMED_WEIGHT / (RRF_K + rank as f64 + 1.0);
+    }
+    for (rank, (file, path)) in by_text.into_iter().enumerate() {
+        let entry = fused.entry(file).or_insert(RankedFile {
+            path,
+            score: 0.0,
+            symbol: None,
+        });
+        entry.score += FILE_TEXT_WEIGHT / (RRF_K + rank as f64 + 1.0);
     }
     let mut ranked: Vec<RankedFile> = fused
         .into_values()
@@ -259,6 +236,70 @@ fn by_best_definition(conn: &Connection, fts_query: &str) -> Result<Vec<(i64, St
         .collect())
 }
 
+/// The `limit` code files (id, path) with the best Okapi BM25 over their whole text (path
+/// included) for the query's words, each counted as often as the query repeats it; tests and
+/// migrations discounted as in `weight`. The IDF is Lucene's, `ln(1 + (N - df + 0.5) / (df +
+/// 0.5))`, which stays positive for words most files hold.
+fn by_file_text(conn: &Connection, query: &str, limit: usize) -> Result<Vec<(i64, String)>> {
+    let mut asked: HashMap<String, u32> = HashMap::new();
+    words(query, false, |w| {
+        *asked.entry(w.to_string()).or_default() += 1
+    });
+    let (files, mean_words) = crate::store::terms::collection(conn)?;
+    if files == 0 || asked.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut lengths: HashMap<i64, f64> = HashMap::new();
+    let mut q = conn.prepare_cached("SELECT file_id, words FROM file_words")?;
+    for row in q.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?)))? {
+        let (file, n) = row?;
+        lengths.insert(
+            file,
+            BM25_K1 * (1.0 - BM25_B + BM25_B * n / mean_words.max(1.0)),
+        );
+    }
+    let mut postings = conn.prepare_cached("SELECT postings FROM file_terms WHERE term = ?1")?;
+    let mut scores: HashMap<i64, f64> = HashMap::new();
+    let mut asked: Vec<(String, u32)> = asked.into_iter().collect();
+    // Summed in one order, so equal queries give equal scores to the last bit.
+    asked.sort_unstable();
+    for (word, times) in &asked {
+        let Some(blob) = postings
+            .query_row([word], |r| r.get::<_, Vec<u8>>(0))
+            .optional()?
+        else {
+            continue;
+        };
+        let mut held = Vec::new();
+        crate::store::terms::decode(&blob, |file, n| held.push((file, f64::from(n))));
+        let df = held.len() as f64;
+        let idf = (1.0 + (files as f64 - df + 0.5) / (df + 0.5)).ln();
+        let weight = idf * (BM25_K1 + 1.0) * f64::from(*times);
+        for (file, n) in held {
+            let norm = lengths.get(&file).copied().unwrap_or(BM25_K1);
+            *scores.entry(file).or_default() += weight * n / (n + norm);
+        }
+    }
+    let mut best: Vec<(i64, f64)> = scores.into_iter().collect();
+    best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    // Discounts only lower a file: the best `limit` code files are among these.
+    best.truncate(limit * 2);
+    let mut file =
+        conn.prepare_cached("SELECT id, path, language, flags FROM files WHERE id = ?1")?;
+    let mut weighted = Vec::with_capacity(best.len());
+    for (id, score) in best {
+        if let Some((id, path, w)) = file.query_row([id], weighted_file).optional()? {
+            weighted.push((id, path, score * w));
+        }
+    }
+    weighted.sort_by(|a, b| b.2.total_cmp(&a.2).then_with(|| a.1.cmp(&b.1)));
+    Ok(weighted
+        .into_iter()
+        .take(limit)
+        .map(|(id, path, _)| (id, path))
+        .collect())
+}
+
 /// 1 for code, less for tests, migrations and documentation.
 fn weight(path: &str, language: &str, flags: i64) -> f64 {
     let secondary = flags & FLAG_TEST != 0
@@ -383,9 +424,66 @@ mod tests {
         assert_eq!(weighted_word_query(&conn, "amount").unwrap(), None);
     }
 
+    /// A repository where the words an issue quotes are only in function bodies (a message,
+    /// a flag), one file per language, each beside a file whose definitions or text hold
+    /// one of the same words.
     #[test]
-    fn stopwords_are_sorted_for_binary_search() {
-        assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
+    fn files_whose_text_holds_the_issue_words_rank_first_in_every_language() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        let files: &[(&str, &str)] = &[
+            (
+                "app/upload.py",
+                "def store(f):\n    raise ValueError('chunk checksum mismatch while resuming upload')\n",
+            ),
+            ("app/resume.py", "def resume_upload():\n    pass\n"),
+            (
+                "cmd/sync.go",
+                "package cmd\n\nfunc Run() error {\n\treturn errors.New(\"lockfile stale: remove --force-unlock\")\n}\n",
+            ),
+            ("cmd/lock.go", "package cmd\n\nfunc LockFile() {}\n"),
+            (
+                "web/render.js",
+                "export function draw(el) {\n  throw new Error('canvas context lost during resize');\n}\n",
+            ),
+            ("web/menu.js", "export function open() { return 'context menu'; }\n"),
+            (
+                "src/parse.rs",
+                "pub fn parse(s: &str) -> Result<u8, String> {\n    Err(format!(\"octal escape out of range in {s}\"))\n}\n",
+            ),
+            ("src/limits.rs", "pub fn limits() -> &'static str {\n    \"out of bounds\"\n}\n"),
+        ];
+        for (path, text) in files {
+            let p = root.join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        let db = dir.path().join("index.db");
+        index::run(&index::test_run_options(&root, &db)).unwrap();
+        let conn = store::open(&db, Mode::ReadOnly).unwrap();
+        for (issue, wanted) in [
+            (
+                "Resuming an upload fails: chunk checksum mismatch",
+                "app/upload.py",
+            ),
+            (
+                "sync says lockfile stale and asks for --force-unlock",
+                "cmd/sync.go",
+            ),
+            (
+                "canvas context lost during resize of the window",
+                "web/render.js",
+            ),
+            ("octal escape out of range for \\777", "src/parse.rs"),
+        ] {
+            let ranked = rank_files(&conn, issue, 3).unwrap();
+            assert_eq!(ranked[0].path, wanted, "{issue}: {ranked:?}");
+        }
+        // The word index holds code files only, each word's files by id.
+        let terms: i64 = conn
+            .query_row("SELECT count(*) FROM file_words", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(terms, files.len() as i64);
     }
 
     #[test]

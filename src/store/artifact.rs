@@ -417,6 +417,10 @@ fn canonical_copy(src: &Path, dest: &Path) -> Result<()> {
              ORDER BY id;
          INSERT INTO file_contents(file_id, content) \
              SELECT file_id, content FROM src.file_contents ORDER BY file_id;
+         INSERT INTO file_words(file_id, words) \
+             SELECT file_id, words FROM src.file_words ORDER BY file_id;
+         INSERT INTO file_terms(term, postings) \
+             SELECT term, postings FROM src.file_terms ORDER BY term;
          INSERT INTO redactions(file_id, line, kind) \
              SELECT file_id, line, kind FROM src.redactions ORDER BY file_id, line, kind;
          INSERT INTO nodes(id, file_id, kind, name, qualified_name, parent_id, signature, \

@@ -5,6 +5,7 @@ pub mod artifact;
 pub mod history;
 pub mod project;
 pub mod staging;
+pub mod terms;
 pub mod writer;
 
 pub use writer::{FileRecord, Writer};
@@ -26,6 +27,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0005_git_blob_hash.sql"),
     include_str!("../../migrations/0006_scope_index_and_fts_hash.sql"),
     include_str!("../../migrations/0007_fts_positions.sql"),
+    include_str!("../../migrations/0008_file_words.sql"),
 ];
 
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;

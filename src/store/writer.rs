@@ -19,6 +19,8 @@ pub struct FileRecord<'a> {
     pub content: &'a str,
     /// Secrets taken out of `content`.
     pub redactions: &'a [crate::model::Redaction],
+    /// A code file's words and their counts (`text::file_words`), for the word index.
+    pub words: Option<&'a (u32, Vec<(String, u32)>)>,
 }
 
 pub const FLAG_TEST: i64 = 1;
@@ -53,6 +55,7 @@ pub struct Writer<'c, 'o> {
     observer: Option<&'o mut dyn Observer>,
     /// An incremental run keeps the full-text index itself (see `FullText`).
     full_text: Option<FullText>,
+    words: super::terms::Pending,
 }
 
 /// In an incremental run the full-text triggers are set aside: FTS5 writes its pending terms
@@ -104,6 +107,7 @@ impl<'c, 'o> Writer<'c, 'o> {
                 }
                 None => None,
             },
+            words: super::terms::Pending::new(observer.is_none()),
             observer,
         })
     }
@@ -136,6 +140,9 @@ impl<'c, 'o> Writer<'c, 'o> {
             }
         }
         self.insert_content.execute(params![fid, rec.content])?;
+        if let Some((total, counts)) = rec.words {
+            self.words.insert(self.conn, fid, *total, counts)?;
+        }
         for r in rec.redactions {
             self.conn
                 .prepare_cached("INSERT INTO redactions(file_id, line, kind) VALUES (?1, ?2, ?3)")?
@@ -203,6 +210,7 @@ impl<'c, 'o> Writer<'c, 'o> {
         if self.full_text.is_some() {
             self.set_aside_full_text(lo, hi)?;
         }
+        self.words.delete(self.conn, fid)?;
         self.conn
             .prepare_cached("DELETE FROM nodes WHERE id >= ?1 AND id < ?2")?
             .execute([lo, hi])?;
@@ -241,7 +249,8 @@ impl<'c, 'o> Writer<'c, 'o> {
     /// Makes qualified names unique: among nodes sharing a name, ordered by (path, byte),
     /// the first keeps it and the k-th becomes `name#k`. Only names touched by this run are
     /// re-numbered, so the outcome equals a full rebuild's.
-    pub fn finish(self) -> Result<()> {
+    pub fn finish(mut self) -> Result<()> {
+        std::mem::replace(&mut self.words, super::terms::Pending::new(true)).finish(self.conn)?;
         if self.observer.is_none() {
             // A full build numbers every repeated name in one set-based statement.
             self.conn.execute_batch(

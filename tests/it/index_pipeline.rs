@@ -91,6 +91,8 @@ fn walk_honours_ignore_files_and_counts_every_skip() {
 const TABLES: &[&str] = &[
     "SELECT * FROM files ORDER BY id",
     "SELECT * FROM file_contents ORDER BY file_id",
+    "SELECT * FROM file_words ORDER BY file_id",
+    "SELECT term, hex(postings) FROM file_terms ORDER BY term",
     "SELECT * FROM nodes ORDER BY id",
     "SELECT * FROM refs ORDER BY node_id, seq",
     "SELECT * FROM meta ORDER BY key",

@@ -244,6 +244,34 @@ fn query_packs_start_from_several_hits() {
 }
 
 #[test]
+fn a_query_longer_than_the_budget_is_stated_shortened_in_every_format() {
+    let (_dir, db) = project();
+    let index = open(&db);
+    // A whole issue text, pasted logs and all, many times the budget.
+    let issue = format!(
+        "Charging a card converts the currency twice\n{}",
+        "Traceback (most recent call last): charge convert\n".repeat(2000)
+    );
+    for format in [Format::Markdown, Format::Json, Format::Xml] {
+        let p = pack_of(&index, Target::Query(issue.clone()), 3000, format);
+        assert!(p.account.tokens <= 3000, "{format:?}: {}", p.account.tokens);
+        assert!(!p.files.is_empty(), "{format:?}");
+        assert_eq!(
+            Tokenizer::O200k.count(&p.text),
+            p.account.tokens,
+            "{format:?}"
+        );
+        assert!(p
+            .text
+            .contains("Charging a card converts the currency twice"));
+        assert!(
+            p.text.len() < 20_000,
+            "{format:?}: the query is not repeated whole"
+        );
+    }
+}
+
+#[test]
 fn unknown_entries_and_queries_matching_nothing_are_errors() {
     let (_dir, db) = project();
     let index = open(&db);
