@@ -3,33 +3,54 @@
 /// Splits an identifier into lowercase sub-tokens for search:
 /// `parseHTTPRequest` -> `parse http request`, `get_user` -> `get user`, `Vec2D` -> `vec2 d`.
 pub fn split_identifier(ident: &str) -> String {
-    let chars: Vec<char> = ident.chars().collect();
     let mut out = String::with_capacity(ident.len() + 8);
-    let mut word_len = 0;
-    for (i, &c) in chars.iter().enumerate() {
+    let mut buf = String::new();
+    sub_tokens(ident, &mut buf, |t| {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(t);
+    });
+    out
+}
+
+/// Calls `emit` with each lowercase sub-token of `text` in order (see `split_identifier`),
+/// built in `buf`: nothing is allocated once `buf` holds the longest.
+fn sub_tokens(text: &str, buf: &mut String, mut emit: impl FnMut(&str)) {
+    buf.clear();
+    let mut prev: Option<char> = None;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
         if !c.is_alphanumeric() {
-            word_len = 0;
+            if !buf.is_empty() {
+                emit(buf);
+                buf.clear();
+            }
+            prev = Some(c);
             continue;
         }
-        let prev = i.checked_sub(1).map(|j| chars[j]);
-        let next = chars.get(i + 1).copied();
-        let boundary = word_len > 0
+        let boundary = !buf.is_empty()
             && c.is_uppercase()
             && prev.is_some_and(|p| {
                 p.is_lowercase()
                     || p.is_numeric()
-                    || (p.is_uppercase() && next.is_some_and(|n| n.is_lowercase()))
+                    || (p.is_uppercase() && chars.peek().is_some_and(|n| n.is_lowercase()))
             });
-        if word_len == 0 || boundary {
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            word_len = 0;
+        if boundary {
+            emit(buf);
+            buf.clear();
         }
-        out.extend(c.to_lowercase());
-        word_len += 1;
+        if c.is_ascii() {
+            buf.push(c.to_ascii_lowercase());
+        } else {
+            buf.extend(c.to_lowercase());
+        }
+        prev = Some(c);
     }
-    out
+    if !buf.is_empty() {
+        emit(buf);
+        buf.clear();
+    }
 }
 
 /// Words that carry no meaning for code search.
@@ -48,16 +69,18 @@ const STOPWORDS: &[&str] = &[
 /// left out. A compound identifier is also emitted whole (`getusername`, `get_user_name`)
 /// when `whole` is set.
 pub fn words(text: &str, whole: bool, mut emit: impl FnMut(&str)) {
+    let mut buf = String::new();
     for raw in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
         if raw.is_empty() {
             continue;
         }
-        let split = split_identifier(raw);
         let mut parts = 0;
-        for part in split.split(' ').filter(|p| keep(p)) {
-            emit(part);
-            parts += 1;
-        }
+        sub_tokens(raw, &mut buf, |part| {
+            if keep(part) {
+                emit(part);
+                parts += 1;
+            }
+        });
         if whole && parts > 1 {
             let lower = raw.to_lowercase();
             if keep(&lower) {
@@ -74,7 +97,7 @@ fn keep(word: &str) -> bool {
 /// A whole file's search words for the full-text file index: its path's and its text's
 /// (`words` without compounds), each with its count, sorted, and how many there are in all.
 pub fn file_words(path: &str, content: &str) -> (u32, Vec<(String, u32)>) {
-    let mut counts: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    let mut counts: rustc_hash::FxHashMap<String, u32> = Default::default();
     let mut total = 0u32;
     let mut count = |w: &str| {
         total = total.saturating_add(1);

@@ -4,7 +4,8 @@
 
 use anyhow::Result;
 use rusqlite::{params, Connection, OptionalExtension};
-use std::collections::{BTreeMap, HashSet};
+use rustc_hash::FxHashMap;
+use std::collections::HashSet;
 
 /// Encodes postings sorted by file id (see migration 0008).
 pub fn encode(postings: &[(i64, u32)], out: &mut Vec<u8>) {
@@ -50,7 +51,7 @@ pub struct Pending {
     /// A full build: no word is stored yet.
     full: bool,
     /// New postings by word, in the order files arrived.
-    added: BTreeMap<String, Vec<(i64, u32)>>,
+    added: FxHashMap<String, Vec<(i64, u32)>>,
     /// Files whose postings leave, and the words they held.
     gone_files: HashSet<i64>,
     gone_terms: HashSet<String>,
@@ -60,7 +61,7 @@ impl Pending {
     pub fn new(full: bool) -> Self {
         Pending {
             full,
-            added: BTreeMap::new(),
+            added: FxHashMap::default(),
             gone_files: HashSet::new(),
             gone_terms: HashSet::new(),
         }
@@ -119,6 +120,9 @@ impl Pending {
         for word in gone_terms {
             added.entry(word).or_default();
         }
+        // Written in key order, the table grows by appending.
+        let mut added: Vec<(String, Vec<(i64, u32)>)> = added.into_iter().collect();
+        added.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let mut read = conn.prepare_cached("SELECT postings FROM file_terms WHERE term = ?1")?;
         let mut write = conn.prepare_cached(
             "INSERT INTO file_terms(term, postings) VALUES (?1, ?2) \
