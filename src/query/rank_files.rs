@@ -9,10 +9,13 @@
 //!   the code that has it;
 //! - identifiers and paths written as code in the query (`QuerySet.update`, `get_user_model`,
 //!   `models/query.py`) name files directly; that list is fused with the first by reciprocal
-//!   rank.
+//!   rank;
+//! - so is a third: code files by Okapi BM25 over their whole text (the word index of
+//!   `store::terms`), which finds what the issue quotes from bodies (messages, flags, calls)
+//!   on every visible evaluation set, not only Django (docs/measurements.md).
 //!
-//! Tried and left out, for no gain: a whole-file text score, graph centrality personalized to
-//! the first hits, summing a file's best definitions instead of taking the best.
+//! Tried and left out, for no gain: graph centrality personalized to the first hits, summing
+//! a file's best definitions instead of taking the best.
 
 use crate::lang;
 use crate::store::writer::FLAG_TEST;
@@ -282,7 +285,8 @@ fn by_file_text(conn: &Connection, query: &str, limit: usize) -> Result<Vec<(i64
     }
     let mut best: Vec<(i64, f64)> = scores.into_iter().collect();
     best.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    // Discounts only lower a file: the best `limit` code files are among these.
+    // Discounts only lower a file: unless more than `limit` of these are discounted, the
+    // best `limit` after discounts are among them.
     best.truncate(limit * 2);
     let mut file =
         conn.prepare_cached("SELECT id, path, language, flags FROM files WHERE id = ?1")?;
