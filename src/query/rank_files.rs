@@ -67,7 +67,7 @@ pub fn rank_files(conn: &Connection, query: &str, limit: usize) -> Result<Vec<Ra
     let named = named_files(conn, query)?;
     let by_text = by_file_text(conn, query, FILE_TEXT_FILES)?;
 
-    // Reciprocal rank fusion of the two lists; a file in neither is not ranked.
+    // Reciprocal rank fusion of the three lists; a file in none is not ranked.
     let mut fused: HashMap<i64, RankedFile> = HashMap::new();
     for (rank, (file, path, symbol)) in by_definition.into_iter().enumerate() {
         let score = 1.0 / (RRF_K + rank as f64 + 1.0);
@@ -81,21 +81,15 @@ pub fn rank_files(conn: &Connection, query: &str, limit: usize) -> Result<Vec<Ra
             },
         );
     }
-    for (rank, (file, path)) in named.into_iter().enumerate() {
-        let entry = fused.entry(file).or_insert(RankedFile {
-            path,
-            score: 0.0,
-            symbol: None,
-        });
-        entry.score += NAMED_WEIGHT / (RRF_K + rank as f64 + 1.0);
-    }
-    for (rank, (file, path)) in by_text.into_iter().enumerate() {
-        let entry = fused.entry(file).or_insert(RankedFile {
-            path,
-            score: 0.0,
-            symbol: None,
-        });
-        entry.score += FILE_TEXT_WEIGHT / (RRF_K + rank as f64 + 1.0);
+    for (list, weight) in [(named, NAMED_WEIGHT), (by_text, FILE_TEXT_WEIGHT)] {
+        for (rank, (file, path)) in list.into_iter().enumerate() {
+            let entry = fused.entry(file).or_insert(RankedFile {
+                path,
+                score: 0.0,
+                symbol: None,
+            });
+            entry.score += weight / (RRF_K + rank as f64 + 1.0);
+        }
     }
     let mut ranked: Vec<RankedFile> = fused
         .into_values()
