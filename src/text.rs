@@ -115,6 +115,62 @@ pub fn file_words(path: &str, content: &str) -> (u32, Vec<(String, u32)>) {
     (total, counts)
 }
 
+/// The weights of a definition's text columns (name, qualified name, name sub-tokens,
+/// signature, docstring) in the definition word index, in half-units: 10, 4, 6, 1 and 0.5.
+pub const DEFINITION_COLUMN_WEIGHTS: [u32; 5] = [20, 8, 12, 2, 1];
+
+/// The words of one file's definitions, for the definition word index.
+#[derive(Debug, Default, PartialEq)]
+pub struct DefinitionWords {
+    /// Each definition's length in words, by ordinal (every word counts, as in `nodes_fts`).
+    pub lengths: Vec<u32>,
+    /// Each search word, sorted, with the definitions holding it (ordinal, and the weighted
+    /// count: the sum over its columns of `DEFINITION_COLUMN_WEIGHTS` times the count).
+    pub postings: Vec<(String, Vec<(u32, u32)>)>,
+}
+
+/// `DefinitionWords` of definitions given as their five text columns (see
+/// `DEFINITION_COLUMN_WEIGHTS`), by ordinal. A word is a lowercase run of letters and digits,
+/// as the full-text index `nodes_fts` splits them; only search words (see `words`) are kept.
+pub fn definition_words<'a>(
+    definitions: impl IntoIterator<Item = [&'a str; 5]>,
+) -> DefinitionWords {
+    let mut lengths = Vec::new();
+    let mut postings: rustc_hash::FxHashMap<String, Vec<(u32, u32)>> = Default::default();
+    let mut lower = String::new();
+    for (ordinal, columns) in definitions.into_iter().enumerate() {
+        let ordinal = ordinal as u32;
+        let mut length = 0u32;
+        for (column, weight) in columns.iter().zip(DEFINITION_COLUMN_WEIGHTS) {
+            for raw in column.split(|c: char| !c.is_alphanumeric()) {
+                if raw.is_empty() {
+                    continue;
+                }
+                length = length.saturating_add(1);
+                lower.clear();
+                lower.extend(raw.chars().flat_map(char::to_lowercase));
+                if !keep(&lower) {
+                    continue;
+                }
+                // A definition's entries are the last of each list: they are added in order.
+                match postings.get_mut(lower.as_str()) {
+                    Some(list) => match list.last_mut() {
+                        Some((o, w)) if *o == ordinal => *w = w.saturating_add(weight),
+                        _ => list.push((ordinal, weight)),
+                    },
+                    None => {
+                        postings.insert(lower.clone(), vec![(ordinal, weight)]);
+                    }
+                }
+            }
+        }
+        lengths.push(length);
+    }
+    let mut postings: Vec<(String, Vec<(u32, u32)>)> = postings.into_iter().collect();
+    postings.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    DefinitionWords { lengths, postings }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,6 +202,42 @@ mod tests {
                 ("return", 1)
             ]
         );
+    }
+
+    #[test]
+    fn definition_words_weigh_each_column_and_count_every_word_in_the_length() {
+        let found = definition_words([
+            [
+                "refund",
+                "billing.Ledger.refund",
+                "refund",
+                "def refund(self, amount)",
+                "",
+            ],
+            [
+                "Ledger",
+                "billing.Ledger",
+                "ledger",
+                "class Ledger",
+                "A ledger of refunds.",
+            ],
+        ]);
+        assert_eq!(found.lengths, [9, 10]);
+        let get = |w: &str| {
+            found
+                .postings
+                .iter()
+                .find(|(t, _)| t == w)
+                .map(|(_, p)| p.clone())
+        };
+        // name 20 + qualified name 8 + sub-tokens 12 + signature 2.
+        assert_eq!(get("refund"), Some(vec![(0, 42)]));
+        assert_eq!(get("ledger"), Some(vec![(0, 8), (1, 20 + 8 + 12 + 2 + 1)]));
+        assert_eq!(get("refunds"), Some(vec![(1, 1)]));
+        // Stopwords and one-letter words count in the length and are not searchable.
+        assert_eq!(get("of"), None);
+        assert_eq!(get("a"), None);
+        assert!(found.postings.windows(2).all(|w| w[0].0 < w[1].0));
     }
 
     #[test]

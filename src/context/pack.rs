@@ -317,7 +317,7 @@ pub fn roots(conn: &Connection, repo: &Repo, target: &Target) -> Result<Vec<usiz
 /// Definitions for a query, best first: BM25 hits fused with the personalized PageRank of
 /// the repo map by reciprocal rank.
 fn query_ranking(conn: &Connection, repo: &Repo, query: &str) -> Result<Vec<usize>> {
-    if rank_files::any_word_query(query).is_none() {
+    if !rank_files::has_words(query) {
         crate::error::invalid!("the query {query:?} has no words to look for");
     }
     let hits = repomap::query_hits(conn, query, rank_files::TOP_DEFINITIONS)?;

@@ -154,12 +154,7 @@ pub fn query_hits(
     query: &str,
     limit: usize,
 ) -> Result<Vec<rank_files::DefinitionHit>> {
-    let Some(fts) = rank_files::any_word_query(query) else {
-        return Ok(Vec::new());
-    };
-    let mut hits = rank_files::definition_hits(conn, &fts, limit)?;
-    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node)));
-    Ok(hits)
+    rank_files::definition_hits(conn, query, limit)
 }
 
 /// Focus arguments as definitions: a file path means its definitions, anything else one

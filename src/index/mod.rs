@@ -128,6 +128,8 @@ struct Extracted {
     extract: FileExtract,
     /// A code file's words, for the whole-file word index.
     words: Option<(u32, Vec<(String, u32)>)>,
+    /// The words of its definitions, for the definition word index.
+    definition_words: crate::text::DefinitionWords,
 }
 
 /// A full build commits after about this much source (see `run`).
@@ -389,6 +391,7 @@ fn update(
                             content: &x.content,
                             redactions: &x.redactions,
                             words: x.words.as_ref(),
+                            definition_words: &x.definition_words,
                         },
                         &x.extract,
                     )?;
@@ -635,6 +638,7 @@ fn read_and_extract(c: &Candidate, known: Option<&Known>) -> FileRead {
     if extract.timed_out {
         flags |= writer::FLAG_PARSE_ABANDONED;
     }
+    let definition_words = crate::store::writer::definition_words(&extract);
     FileRead::Extracted(Box::new(Extracted {
         language,
         hash,
@@ -643,6 +647,7 @@ fn read_and_extract(c: &Candidate, known: Option<&Known>) -> FileRead {
         redactions,
         extract,
         words,
+        definition_words,
     }))
 }
 

@@ -22,6 +22,7 @@ use crate::store::writer::FLAG_TEST;
 pub use crate::text::words;
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension};
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 
@@ -37,8 +38,11 @@ pub struct RankedFile {
 
 /// Definitions read per query: enough for every file in reach of the top; more only costs.
 pub const TOP_DEFINITIONS: usize = 500;
-/// Column weights of `nodes_fts`: name, qualified name, sub-tokens, signature, docstring.
-const BM25_WEIGHTS: &str = "10.0, 4.0, 6.0, 1.0, 0.5";
+/// FTS5's `bm25()` parameters, which `definition_hits` reproduces with the column weights of
+/// `text::DEFINITION_COLUMN_WEIGHTS` (name, qualified name, sub-tokens, signature, docstring:
+/// 10, 4, 6, 1, 0.5).
+const FTS_K1: f64 = 1.2;
+const FTS_B: f64 = 0.75;
 /// Score factor of tests, migrations and documentation.
 const SECONDARY: f64 = 0.3;
 /// Reciprocal rank fusion: the usual constant, and the weight of the list of files the query
@@ -57,13 +61,10 @@ const NAMED_MAX_FILES: usize = 20;
 
 /// The files that best answer `query`, best first, at most `limit`.
 pub fn rank_files(conn: &Connection, query: &str, limit: usize) -> Result<Vec<RankedFile>> {
-    let Some(every_word) = any_word_query(query) else {
+    if !has_words(query) {
         crate::error::invalid!("the query {query:?} has no words to look for");
-    };
-    // The words FTS5 gives no weight to cost time and change no ranking (but when they are
-    // all there is).
-    let fts_query = weighted_word_query(conn, query)?.unwrap_or(every_word);
-    let by_definition = by_best_definition(conn, &fts_query)?;
+    }
+    let by_definition = by_best_definition(conn, query)?;
     let named = named_files(conn, query)?;
     let by_text = by_file_text(conn, query, FILE_TEXT_FILES)?;
 
@@ -127,95 +128,97 @@ pub struct DefinitionHit {
     pub score: f64,
 }
 
-/// The query's search words as one FTS5 query matching any of them; `None` when it has none.
-pub fn any_word_query(query: &str) -> Option<String> {
-    let mut terms = BTreeSet::new();
-    words(query, false, |w| {
-        terms.insert(w.to_string());
-    });
-    or_query(&terms)
+/// Whether the query holds any search word (see `words`).
+pub fn has_words(query: &str) -> bool {
+    let mut any = false;
+    words(query, false, |_| any = true);
+    any
 }
 
-/// `any_word_query` without the words at least half the definitions hold. BM25 gives those
-/// no weight (FTS5 floors the IDF of a term that common at 1e-6), but scoring every row that
-/// holds one is most of a long query's time: `def` is in 62% of Django's definitions, and
-/// the query made of three changed functions runs in 48 ms instead of 105 without it. For
-/// long queries (code): looking up each word's frequency costs about 0.1 ms a word.
-pub fn weighted_word_query(conn: &Connection, query: &str) -> Result<Option<String>> {
-    let mut terms = BTreeSet::new();
+/// The `limit` definitions with the best BM25 for any of the query's words, best first,
+/// each with its score weighted by its file's kind (tests, migrations and documentation
+/// discounted) and ordered by that.
+///
+/// The score is FTS5's `bm25()` over `nodes_fts` with the column weights above, read from the
+/// definition word index (`store::terms`): FTS5 evaluates it on every row holding any of the
+/// words, tens of thousands for an issue text, where the index adds up a few postings lists.
+pub fn definition_hits(conn: &Connection, query: &str, limit: usize) -> Result<Vec<DefinitionHit>> {
+    let mut asked = BTreeSet::new();
     words(query, false, |w| {
-        terms.insert(w.to_string());
+        asked.insert(w.to_string());
     });
-    if terms.is_empty() {
-        return Ok(None);
+    let (rows, total_words) = crate::store::terms::definition_collection(conn)?;
+    if rows <= 0 || asked.is_empty() || limit == 0 {
+        return Ok(Vec::new());
     }
-    crate::store::attach_fts_vocabulary(conn)?;
-    let rows: i64 = conn.query_row("SELECT count(*) FROM nodes", [], |r| r.get(0))?;
-    let mut rows_with = conn.prepare_cached(&format!(
-        "SELECT doc FROM temp.{} WHERE term = ?1",
-        crate::store::FTS_VOCABULARY
-    ))?;
-    let mut weightless = Vec::new();
-    for t in &terms {
-        // A word the vocabulary does not hold as written (the tokenizer may fold it) stays.
-        let n: Option<i64> = rows_with.query_row([t], |r| r.get(0)).optional()?;
-        if n.is_some_and(|n| 2 * n >= rows) {
-            weightless.push(t.clone());
+    let rows = rows as f64;
+    let mean_length = (total_words as f64 / rows).max(1.0);
+    let mut postings =
+        conn.prepare_cached("SELECT postings FROM definition_terms WHERE term = ?1")?;
+    // Each word's IDF (FTS5's) and postings, in the words' order: summed in one order, equal
+    // queries give equal scores to the last bit.
+    let mut lists: Vec<(f64, Vec<crate::store::terms::Entry<2>>)> = Vec::new();
+    for word in &asked {
+        let Some(blob) = postings
+            .query_row([word], |r| r.get::<_, Vec<u8>>(0))
+            .optional()?
+        else {
+            continue;
+        };
+        let mut held = Vec::new();
+        crate::store::terms::decode(&blob, |node, values| held.push((node, values)));
+        let df = held.len() as f64;
+        lists.push((((rows - df + 0.5) / (df + 0.5)).ln(), held));
+    }
+    // A word at least half the definitions hold has no weight (FTS5 floors its IDF at
+    // 1e-6): it is left out, but when such words are all there is.
+    if lists.iter().any(|(idf, _)| *idf > 0.0) {
+        lists.retain(|(idf, _)| *idf > 0.0);
+    }
+    let mut scores: FxHashMap<i64, f64> = FxHashMap::default();
+    for (idf, held) in &lists {
+        let idf = idf.max(1e-6);
+        for &(node, [weighted, length]) in held {
+            let f = f64::from(weighted) / 2.0;
+            let norm = FTS_K1 * (1.0 - FTS_B + FTS_B * f64::from(length) / mean_length);
+            *scores.entry(node).or_default() += idf * f * (FTS_K1 + 1.0) / (f + norm);
         }
     }
-    for t in &weightless {
-        terms.remove(t);
+    let mut best: Vec<(i64, f64)> = scores.into_iter().collect();
+    let order = |a: &(i64, f64), b: &(i64, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    if best.len() > limit {
+        best.select_nth_unstable_by(limit - 1, order);
+        best.truncate(limit);
     }
-    Ok(or_query(&terms))
-}
-
-fn or_query(terms: &BTreeSet<String>) -> Option<String> {
-    if terms.is_empty() {
-        return None;
+    let mut row = conn.prepare_cached(
+        "SELECT f.id, f.path, f.language, f.flags, n.qualified_name FROM nodes n \
+         JOIN files f ON f.id = n.file_id WHERE n.id = ?1",
+    )?;
+    let mut hits = Vec::with_capacity(best.len());
+    for (node, score) in best {
+        let found = row
+            .query_row([node], |r| Ok((weighted_file(r)?, r.get::<_, String>(4)?)))
+            .optional()?;
+        if let Some(((file, path, w), qualified_name)) = found {
+            hits.push(DefinitionHit {
+                node,
+                file,
+                path,
+                qualified_name,
+                score: score * w,
+            });
+        }
     }
-    Some(
-        terms
-            .iter()
-            .map(|t| format!("\"{t}\""))
-            .collect::<Vec<_>>()
-            .join(" OR "),
-    )
-}
-
-/// The `limit` definitions with the best BM25 for `fts_query` (from `any_word_query`), in
-/// the order SQLite returns them, each with its weighted score.
-pub fn definition_hits(
-    conn: &Connection,
-    fts_query: &str,
-    limit: usize,
-) -> Result<Vec<DefinitionHit>> {
-    let mut q = conn.prepare_cached(&format!(
-        "SELECT n.file_id, f.path, f.language, f.flags, n.qualified_name, t.score, n.id \
-         FROM (SELECT rowid, -bm25(nodes_fts, {BM25_WEIGHTS}) AS score FROM nodes_fts \
-               WHERE nodes_fts MATCH ?1 ORDER BY bm25(nodes_fts, {BM25_WEIGHTS}) LIMIT ?2) t \
-         JOIN nodes n ON n.id = t.rowid JOIN files f ON f.id = n.file_id"
-    ))?;
-    let mut hits = Vec::new();
-    let mut rows = q.query(rusqlite::params![fts_query, limit as i64])?;
-    while let Some(r) = rows.next()? {
-        let (file, path, w) = weighted_file(r)?;
-        hits.push(DefinitionHit {
-            node: r.get(6)?,
-            file,
-            path,
-            qualified_name: r.get(4)?,
-            score: r.get::<_, f64>(5)? * w,
-        });
-    }
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.cmp(&b.node)));
     Ok(hits)
 }
 
 /// Files (id, path) by their best definition's weighted BM25 for the query, secondary files
 /// discounted, with that definition's qualified name.
-fn by_best_definition(conn: &Connection, fts_query: &str) -> Result<Vec<(i64, String, String)>> {
+fn by_best_definition(conn: &Connection, query: &str) -> Result<Vec<(i64, String, String)>> {
     // file -> (score, path, qualified name)
     let mut best: HashMap<i64, (f64, String, String)> = HashMap::new();
-    for hit in definition_hits(conn, fts_query, TOP_DEFINITIONS)? {
+    for hit in definition_hits(conn, query, TOP_DEFINITIONS)? {
         let entry = best
             .entry(hit.file)
             .or_insert((f64::MIN, hit.path, String::new()));
@@ -268,7 +271,7 @@ fn by_file_text(conn: &Connection, query: &str, limit: usize) -> Result<Vec<(i64
             continue;
         };
         let mut held = Vec::new();
-        crate::store::terms::decode(&blob, |file, n| held.push((file, f64::from(n))));
+        crate::store::terms::decode(&blob, |file, [n]| held.push((file, f64::from(n))));
         let df = held.len() as f64;
         let idf = (1.0 + (files as f64 - df + 0.5) / (df + 0.5)).ln();
         let weight = idf * (BM25_K1 + 1.0) * f64::from(*times);
@@ -397,29 +400,95 @@ mod tests {
     }
 
     #[test]
-    fn words_most_definitions_hold_are_left_out_and_the_ranking_stays() {
-        let (_dir, conn) = ledger();
-        let text = "amount refund café";
-        let all = any_word_query(text).unwrap();
-        let weighted = weighted_word_query(&conn, text).unwrap().unwrap();
-        assert_eq!(all, "\"amount\" OR \"café\" OR \"refund\"");
-        // `amount` is in 11 of the 12 rows (the file node lacks it); a word the vocabulary
-        // does not hold as written stays.
-        assert_eq!(weighted, "\"café\" OR \"refund\"");
-        // On a read-only connection, which stays read-only.
-        assert!(conn.execute_batch("CREATE TABLE t(x)").is_err());
-        let names = |q: &str| -> Vec<(String, i64)> {
-            definition_hits(&conn, q, 5)
+    fn definition_hits_score_as_the_full_text_index_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        let files: &[(&str, &str)] = &[
+            (
+                "billing/refund.py",
+                "class Refund:\n    \"\"\"A refund of a charged invoice.\"\"\"\n\n    \
+                 def apply(self, invoice, amount):\n        \"\"\"Credits the invoice.\"\"\"\n\
+                 \n\ndef refund_invoice(invoice):\n    return Refund().apply(invoice, 0)\n",
+            ),
+            (
+                "billing/invoice.go",
+                "package billing\n\n// Invoice is a bill sent to a customer.\ntype Invoice struct{}\n\n\
+                 // Total sums the invoice lines with tax.\nfunc (i *Invoice) Total(tax float64) float64 { return tax }\n",
+            ),
+            (
+                "web/charge.js",
+                "/** Charges a card for an invoice. */\nexport function chargeCard(card, invoice) {}\n\
+                 export class Checkout {\n  /** Refund the last charge. */\n  refundLast() {}\n}\n",
+            ),
+            (
+                "src/tax.rs",
+                "/// The tax due on an invoice total.\npub fn tax_due(total: f64) -> f64 { total }\n\
+                 pub struct TaxTable;\n",
+            ),
+        ];
+        for (path, text) in files {
+            let p = root.join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        let db = dir.path().join("index.db");
+        index::run(&index::test_run_options(&root, &db)).unwrap();
+        let conn = store::open(&db, Mode::ReadOnly).unwrap();
+        // Words fewer than half the definitions hold, scored exactly as FTS5 scores them.
+        for query in [
+            "refund",
+            "refund charge café",
+            "chargeCard fails for a card",
+            "tax_due with TaxTable and Total",
+        ] {
+            let mut fts_words = BTreeSet::new();
+            words(query, false, |w| {
+                fts_words.insert(format!("\"{w}\""));
+            });
+            let fts_query = fts_words.into_iter().collect::<Vec<_>>().join(" OR ");
+            let mut q = conn
+                .prepare(
+                    "SELECT n.qualified_name, -bm25(nodes_fts, 10.0, 4.0, 6.0, 1.0, 0.5) \
+                     FROM nodes_fts JOIN nodes n ON n.id = nodes_fts.rowid \
+                     WHERE nodes_fts MATCH ?1",
+                )
+                .unwrap();
+            let mut fts: Vec<(String, f64)> = q
+                .query_map([&fts_query], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap();
+            fts.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            let mut ours: Vec<(String, f64)> = definition_hits(&conn, query, 100)
                 .unwrap()
                 .into_iter()
-                .map(|h| (h.qualified_name, (h.score * 1000.0).round() as i64))
+                .map(|h| (h.qualified_name, h.score))
+                .collect();
+            ours.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            assert_eq!(ours.len(), fts.len(), "{query}");
+            assert!(!ours.is_empty(), "{query}");
+            for ((name, score), (fts_name, fts_score)) in ours.iter().zip(&fts) {
+                assert_eq!(name, fts_name, "{query}");
+                assert!(
+                    (score - fts_score).abs() < 1e-9 * fts_score.abs().max(1.0),
+                    "{query}"
+                );
+            }
+        }
+        let (_dir, conn) = ledger();
+        let names = |q: &str| -> Vec<String> {
+            definition_hits(&conn, q, 20)
+                .unwrap()
+                .into_iter()
+                .map(|h| h.qualified_name)
                 .collect()
         };
-        let best = names(&weighted);
-        assert_eq!(best[0].0, "ledger.refund_amount");
-        assert_eq!(best, names(&all)[..best.len()]);
-        // Nothing but common words: no query at all.
-        assert_eq!(weighted_word_query(&conn, "amount").unwrap(), None);
+        // `amount` is in 11 of the 12 rows (the file node lacks it): it weighs nothing and
+        // is left out, but when it is all there is.
+        assert_eq!(names("amount refund"), names("refund"));
+        assert_eq!(names("refund"), ["ledger.refund_amount"]);
+        assert_eq!(names("amount").len(), 11);
+        assert!(names("nowhere").is_empty());
     }
 
     /// A repository where the words an issue quotes are only in function bodies (a message,

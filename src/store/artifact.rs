@@ -421,6 +421,8 @@ fn canonical_copy(src: &Path, dest: &Path) -> Result<()> {
              SELECT file_id, words FROM src.file_words ORDER BY file_id;
          INSERT INTO file_terms(term, postings) \
              SELECT term, postings FROM src.file_terms ORDER BY term;
+         INSERT INTO definition_terms(term, postings) \
+             SELECT term, postings FROM src.definition_terms ORDER BY term;
          INSERT INTO redactions(file_id, line, kind) \
              SELECT file_id, line, kind FROM src.redactions ORDER BY file_id, line, kind;
          INSERT INTO nodes(id, file_id, kind, name, qualified_name, parent_id, signature, \

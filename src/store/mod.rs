@@ -28,6 +28,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0006_scope_index_and_fts_hash.sql"),
     include_str!("../../migrations/0007_fts_positions.sql"),
     include_str!("../../migrations/0008_file_words.sql"),
+    include_str!("../../migrations/0009_definition_terms.sql"),
 ];
 
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
@@ -345,27 +346,6 @@ pub fn set_meta(conn: &Connection, key: &str, value: &str) -> Result<()> {
          ON CONFLICT(key) DO UPDATE SET value = excluded.value",
         [key, value],
     )?;
-    Ok(())
-}
-
-/// The temporary table through which a connection reads the full-text index's vocabulary:
-/// each term and how many definitions hold it.
-pub const FTS_VOCABULARY: &str = "nodes_fts_vocabulary";
-
-/// Makes `FTS_VOCABULARY` on `conn` if it lacks it. It lives in the connection's temporary
-/// schema, so a read-only connection may make it: its guard against writes is lifted for
-/// that statement alone.
-pub fn attach_fts_vocabulary(conn: &Connection) -> Result<()> {
-    let query_only: bool = conn.query_row("PRAGMA query_only", [], |r| r.get(0))?;
-    conn.execute_batch("PRAGMA query_only = OFF")?;
-    let made = conn.execute_batch(&format!(
-        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.{FTS_VOCABULARY} \
-         USING fts5vocab(main, nodes_fts, row)"
-    ));
-    if query_only {
-        conn.execute_batch("PRAGMA query_only = ON")?;
-    }
-    made?;
     Ok(())
 }
 

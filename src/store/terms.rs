@@ -1,28 +1,42 @@
-//! The whole-file word index (`file_terms`, `file_words`): kept by the writer, read by
-//! ranking. Postings are (file id, count) pairs sorted by file id, so a full build and an
-//! incremental run that reach the same tree store the same bytes.
+//! The word indexes kept by the writer and read by ranking: whole files' words
+//! (`file_terms`, `file_words`) and definitions' (`definition_terms`). Postings are sorted by
+//! id, so a full build and an incremental run that reach the same tree store the same bytes.
 
+use crate::ids::{base_name, ORDINAL_BITS};
 use anyhow::Result;
 use rusqlite::{params, Connection, OptionalExtension};
 use rustc_hash::FxHashMap;
 use std::collections::HashSet;
 
-/// Encodes postings sorted by file id (see migration 0008).
-pub fn encode(postings: &[(i64, u32)], out: &mut Vec<u8>) {
+/// A posting: an id (a file's or a definition's) and its values.
+pub type Entry<const N: usize> = (i64, [u32; N]);
+
+/// Encodes postings sorted by id: each id as the difference from the one before (the first
+/// as is), then its `N` values, all unsigned LEB128 varints (see migrations 0008 and 0009).
+pub fn encode<const N: usize>(postings: &[Entry<N>], out: &mut Vec<u8>) {
     let mut previous = 0i64;
-    for &(file, count) in postings {
-        varint((file - previous) as u64, out);
-        varint(u64::from(count), out);
-        previous = file;
+    for &(id, values) in postings {
+        varint((id - previous) as u64, out);
+        for v in values {
+            varint(u64::from(v), out);
+        }
+        previous = id;
     }
 }
 
-/// Decodes what `encode` wrote; a damaged blob yields the pairs before the damage.
-pub fn decode(mut blob: &[u8], mut each: impl FnMut(i64, u32)) {
-    let mut file = 0i64;
-    while let (Some(delta), Some(count)) = (read_varint(&mut blob), read_varint(&mut blob)) {
-        file = file.wrapping_add(delta as i64);
-        each(file, count.min(u64::from(u32::MAX)) as u32);
+/// Decodes what `encode` wrote; a damaged blob yields the entries before the damage.
+pub fn decode<const N: usize>(mut blob: &[u8], mut each: impl FnMut(i64, [u32; N])) {
+    let mut id = 0i64;
+    'entries: while let Some(delta) = read_varint(&mut blob) {
+        let mut values = [0u32; N];
+        for v in &mut values {
+            match read_varint(&mut blob) {
+                Some(x) => *v = x.min(u64::from(u32::MAX)) as u32,
+                None => break 'entries,
+            }
+        }
+        id = id.wrapping_add(delta as i64);
+        each(id, values);
     }
 }
 
@@ -46,20 +60,25 @@ fn read_varint(blob: &mut &[u8]) -> Option<u64> {
     None
 }
 
-/// The word index's changes of one run, written by `finish`.
-pub struct Pending {
+/// One run's changes to a table of postings (`term`, `postings`), written by `finish`.
+struct Postings<const N: usize> {
+    table: &'static str,
+    /// How many low bits of an id are not its file's (0: the ids are files').
+    ordinal_bits: u32,
     /// A full build: no word is stored yet.
     full: bool,
     /// New postings by word, in the order files arrived.
-    added: FxHashMap<String, Vec<(i64, u32)>>,
+    added: FxHashMap<String, Vec<Entry<N>>>,
     /// Files whose postings leave, and the words they held.
     gone_files: HashSet<i64>,
     gone_terms: HashSet<String>,
 }
 
-impl Pending {
-    pub fn new(full: bool) -> Self {
-        Pending {
+impl<const N: usize> Postings<N> {
+    fn new(table: &'static str, ordinal_bits: u32, full: bool) -> Self {
+        Postings {
+            table,
+            ordinal_bits,
             full,
             added: FxHashMap::default(),
             gone_files: HashSet::new(),
@@ -67,51 +86,26 @@ impl Pending {
         }
     }
 
-    /// Records a file's words (`text::file_words`).
-    pub fn insert(
-        &mut self,
-        conn: &Connection,
-        file: i64,
-        total: u32,
-        counts: &[(String, u32)],
-    ) -> Result<()> {
-        conn.prepare_cached("INSERT INTO file_words(file_id, words) VALUES (?1, ?2)")?
-            .execute(params![file, total])?;
-        for (word, n) in counts {
-            match self.added.get_mut(word.as_str()) {
-                Some(list) => list.push((file, *n)),
-                None => {
-                    self.added.insert(word.clone(), vec![(file, *n)]);
-                }
+    fn add(&mut self, word: &str, entries: impl Iterator<Item = Entry<N>>) {
+        match self.added.get_mut(word) {
+            Some(list) => list.extend(entries),
+            None => {
+                self.added.insert(word.to_string(), entries.collect());
             }
         }
-        Ok(())
     }
 
-    /// Takes a stored file out of the index, reading which words it held from its stored
-    /// text. Call before the file's rows are deleted.
-    pub fn delete(&mut self, conn: &Connection, file: i64) -> Result<()> {
-        let stored: Option<(String, String)> = conn
-            .prepare_cached(
-                "SELECT f.path, c.content FROM file_words w JOIN files f ON f.id = w.file_id \
-                 JOIN file_contents c ON c.file_id = w.file_id WHERE w.file_id = ?1",
-            )?
-            .query_row([file], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()?;
-        let Some((path, content)) = stored else {
-            return Ok(());
-        };
-        let (_, counts) = crate::text::file_words(&path, &content);
-        self.gone_terms.extend(counts.into_iter().map(|(w, _)| w));
+    /// Takes file `file`'s entries out of the postings of `words`.
+    fn remove(&mut self, file: i64, words: impl Iterator<Item = String>) {
+        self.gone_terms.extend(words);
         self.gone_files.insert(file);
-        conn.prepare_cached("DELETE FROM file_words WHERE file_id = ?1")?
-            .execute([file])?;
-        Ok(())
     }
 
     /// Writes every changed word's postings.
-    pub fn finish(self, conn: &Connection) -> Result<()> {
-        let Pending {
+    fn finish(self, conn: &Connection) -> Result<()> {
+        let Postings {
+            table,
+            ordinal_bits,
             full,
             mut added,
             gone_files,
@@ -121,14 +115,15 @@ impl Pending {
             added.entry(word).or_default();
         }
         // Written in key order, the table grows by appending.
-        let mut added: Vec<(String, Vec<(i64, u32)>)> = added.into_iter().collect();
+        let mut added: Vec<(String, Vec<Entry<N>>)> = added.into_iter().collect();
         added.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let mut read = conn.prepare_cached("SELECT postings FROM file_terms WHERE term = ?1")?;
-        let mut write = conn.prepare_cached(
-            "INSERT INTO file_terms(term, postings) VALUES (?1, ?2) \
-             ON CONFLICT(term) DO UPDATE SET postings = excluded.postings",
-        )?;
-        let mut remove = conn.prepare_cached("DELETE FROM file_terms WHERE term = ?1")?;
+        let mut read =
+            conn.prepare_cached(&format!("SELECT postings FROM {table} WHERE term = ?1"))?;
+        let mut write = conn.prepare_cached(&format!(
+            "INSERT INTO {table}(term, postings) VALUES (?1, ?2) \
+             ON CONFLICT(term) DO UPDATE SET postings = excluded.postings"
+        ))?;
+        let mut remove = conn.prepare_cached(&format!("DELETE FROM {table} WHERE term = ?1"))?;
         let mut blob = Vec::new();
         for (word, mut postings) in added {
             let stored: Option<Vec<u8>> = if full {
@@ -137,9 +132,9 @@ impl Pending {
                 read.query_row([&word], |r| r.get(0)).optional()?
             };
             if let Some(stored) = stored {
-                decode(&stored, |file, n| {
-                    if !gone_files.contains(&file) {
-                        postings.push((file, n))
+                decode(&stored, |id, values| {
+                    if !gone_files.contains(&(id >> ordinal_bits)) {
+                        postings.push((id, values))
                     }
                 });
             }
@@ -159,6 +154,146 @@ impl Pending {
     }
 }
 
+/// The whole-file word index's changes of one run (`file_terms`, `file_words`).
+pub struct FileWords(Postings<1>);
+
+impl FileWords {
+    pub fn new(full: bool) -> Self {
+        FileWords(Postings::new("file_terms", 0, full))
+    }
+
+    /// Records a file's words (`text::file_words`).
+    pub fn insert(
+        &mut self,
+        conn: &Connection,
+        file: i64,
+        total: u32,
+        counts: &[(String, u32)],
+    ) -> Result<()> {
+        conn.prepare_cached("INSERT INTO file_words(file_id, words) VALUES (?1, ?2)")?
+            .execute(params![file, total])?;
+        for (word, n) in counts {
+            self.0.add(word, std::iter::once((file, [*n])));
+        }
+        Ok(())
+    }
+
+    /// Takes a stored file out of the index, reading which words it held from its stored
+    /// text. Call before the file's rows are deleted.
+    pub fn delete(&mut self, conn: &Connection, file: i64) -> Result<()> {
+        let stored: Option<(String, String)> = conn
+            .prepare_cached(
+                "SELECT f.path, c.content FROM file_words w JOIN files f ON f.id = w.file_id \
+                 JOIN file_contents c ON c.file_id = w.file_id WHERE w.file_id = ?1",
+            )?
+            .query_row([file], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        let Some((path, content)) = stored else {
+            return Ok(());
+        };
+        let (_, counts) = crate::text::file_words(&path, &content);
+        self.0.remove(file, counts.into_iter().map(|(w, _)| w));
+        conn.prepare_cached("DELETE FROM file_words WHERE file_id = ?1")?
+            .execute([file])?;
+        Ok(())
+    }
+
+    pub fn finish(self, conn: &Connection) -> Result<()> {
+        self.0.finish(conn)
+    }
+}
+
+/// Meta keys of the definition word index's collection: how many definitions, and how many
+/// words they hold in all.
+const DEFINITIONS_KEY: &str = "definition_rows";
+const DEFINITION_WORDS_KEY: &str = "definition_words";
+
+/// The definition word index's changes of one run (`definition_terms`): for each word, the
+/// definitions holding it with their weighted counts and lengths (`text::definition_words`).
+pub struct DefinitionWords {
+    postings: Postings<2>,
+    /// Definitions and words added, less those that left.
+    rows: i64,
+    words: i64,
+}
+
+impl DefinitionWords {
+    pub fn new(full: bool) -> Self {
+        DefinitionWords {
+            postings: Postings::new("definition_terms", ORDINAL_BITS, full),
+            rows: 0,
+            words: 0,
+        }
+    }
+
+    /// Records the words of file `file`'s definitions.
+    pub fn insert(&mut self, file: i64, found: &crate::text::DefinitionWords) {
+        let base = file << ORDINAL_BITS;
+        for (word, list) in &found.postings {
+            let entries = list
+                .iter()
+                .map(|&(o, weight)| (base + i64::from(o), [weight, found.lengths[o as usize]]));
+            self.postings.add(word, entries);
+        }
+        self.rows += found.lengths.len() as i64;
+        self.words += found.lengths.iter().map(|&n| i64::from(n)).sum::<i64>();
+    }
+
+    /// Takes a stored file's definitions out of the index, reading their words from their
+    /// stored columns. Call before the file's nodes are deleted.
+    pub fn delete(&mut self, conn: &Connection, file: i64) -> Result<()> {
+        let (lo, hi) = crate::ids::node_range(file);
+        let mut q = conn.prepare_cached(
+            "SELECT name, qualified_name, name_tokens, coalesce(signature, ''), \
+             coalesce(docstring, '') FROM nodes WHERE id >= ?1 AND id < ?2 ORDER BY id",
+        )?;
+        let columns = q
+            .query_map([lo, hi], |r| {
+                Ok([r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?])
+            })?
+            .collect::<rusqlite::Result<Vec<[String; 5]>>>()?;
+        let found = crate::text::definition_words(columns.iter().map(stored_columns));
+        self.rows -= found.lengths.len() as i64;
+        self.words -= found.lengths.iter().map(|&n| i64::from(n)).sum::<i64>();
+        self.postings
+            .remove(file, found.postings.into_iter().map(|(w, _)| w));
+        Ok(())
+    }
+
+    pub fn finish(self, conn: &Connection) -> Result<()> {
+        let full = self.postings.full;
+        self.postings.finish(conn)?;
+        let (rows, words) = if full {
+            (0, 0)
+        } else {
+            definition_collection(conn)?
+        };
+        super::set_meta(conn, DEFINITIONS_KEY, &(rows + self.rows).to_string())?;
+        super::set_meta(
+            conn,
+            DEFINITION_WORDS_KEY,
+            &(words + self.words).to_string(),
+        )?;
+        Ok(())
+    }
+}
+
+/// A definition's five text columns as the index reads them: the qualified name without the
+/// `#k` that tells repeated names apart, which depends on other files.
+pub fn stored_columns(c: &[String; 5]) -> [&str; 5] {
+    [&c[0], base_name(&c[1]), &c[2], &c[3], &c[4]]
+}
+
+/// The definition word index's collection: how many definitions, how many words in all.
+pub fn definition_collection(conn: &Connection) -> Result<(i64, i64)> {
+    let get = |key| -> Result<i64> {
+        Ok(super::get_meta(conn, key)?
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0))
+    };
+    Ok((get(DEFINITIONS_KEY)?, get(DEFINITION_WORDS_KEY)?))
+}
+
 /// What BM25 needs of the whole collection: how many files, their mean length in words.
 pub fn collection(conn: &Connection) -> Result<(u64, f64)> {
     Ok(conn.query_row(
@@ -174,15 +309,20 @@ mod tests {
 
     #[test]
     fn postings_round_trip() {
-        let postings = [(3, 1), (300, 7), (1 << 43, 2), ((1 << 44) - 1, 70_000)];
+        let postings = [
+            (3, [1]),
+            (300, [7]),
+            (1 << 43, [2]),
+            ((1 << 44) - 1, [70_000]),
+        ];
         let mut blob = Vec::new();
         encode(&postings, &mut blob);
         let mut back = Vec::new();
-        decode(&blob, |f, n| back.push((f, n)));
+        decode(&blob, |f, n: [u32; 1]| back.push((f, n)));
         assert_eq!(back, postings);
         // Cut short: the whole pairs before the cut.
         let mut cut = Vec::new();
-        decode(&blob[..blob.len() - 1], |f, n| cut.push((f, n)));
+        decode(&blob[..blob.len() - 1], |f, n: [u32; 1]| cut.push((f, n)));
         assert_eq!(cut, postings[..3]);
     }
 }

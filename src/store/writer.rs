@@ -21,6 +21,8 @@ pub struct FileRecord<'a> {
     pub redactions: &'a [crate::model::Redaction],
     /// A code file's words and their counts (`text::file_words`), for the word index.
     pub words: Option<&'a (u32, Vec<(String, u32)>)>,
+    /// The words of the file's definitions (`text::definition_words` of `extract`'s nodes).
+    pub definition_words: &'a crate::text::DefinitionWords,
 }
 
 pub const FLAG_TEST: i64 = 1;
@@ -55,7 +57,8 @@ pub struct Writer<'c, 'o> {
     observer: Option<&'o mut dyn Observer>,
     /// An incremental run keeps the full-text index itself (see `FullText`).
     full_text: Option<FullText>,
-    words: super::terms::Pending,
+    words: super::terms::FileWords,
+    definition_words: super::terms::DefinitionWords,
 }
 
 /// In an incremental run the full-text triggers are set aside: FTS5 writes its pending terms
@@ -107,7 +110,8 @@ impl<'c, 'o> Writer<'c, 'o> {
                 }
                 None => None,
             },
-            words: super::terms::Pending::new(observer.is_none()),
+            words: super::terms::FileWords::new(observer.is_none()),
+            definition_words: super::terms::DefinitionWords::new(observer.is_none()),
             observer,
         })
     }
@@ -143,6 +147,7 @@ impl<'c, 'o> Writer<'c, 'o> {
         if let Some((total, counts)) = rec.words {
             self.words.insert(self.conn, fid, *total, counts)?;
         }
+        self.definition_words.insert(fid, rec.definition_words);
         for r in rec.redactions {
             self.conn
                 .prepare_cached("INSERT INTO redactions(file_id, line, kind) VALUES (?1, ?2, ?3)")?
@@ -211,6 +216,7 @@ impl<'c, 'o> Writer<'c, 'o> {
             self.set_aside_full_text(lo, hi)?;
         }
         self.words.delete(self.conn, fid)?;
+        self.definition_words.delete(self.conn, fid)?;
         self.conn
             .prepare_cached("DELETE FROM nodes WHERE id >= ?1 AND id < ?2")?
             .execute([lo, hi])?;
@@ -250,7 +256,12 @@ impl<'c, 'o> Writer<'c, 'o> {
     /// the first keeps it and the k-th becomes `name#k`. Only names touched by this run are
     /// re-numbered, so the outcome equals a full rebuild's.
     pub fn finish(mut self) -> Result<()> {
-        std::mem::replace(&mut self.words, super::terms::Pending::new(true)).finish(self.conn)?;
+        std::mem::replace(&mut self.words, super::terms::FileWords::new(true)).finish(self.conn)?;
+        std::mem::replace(
+            &mut self.definition_words,
+            super::terms::DefinitionWords::new(true),
+        )
+        .finish(self.conn)?;
         if self.observer.is_none() {
             // A full build numbers every repeated name in one set-based statement.
             self.conn.execute_batch(
@@ -324,6 +335,25 @@ impl<'c, 'o> Writer<'c, 'o> {
         }
         Ok(())
     }
+}
+
+/// The words of a file's definitions as the writer stores their text columns (for
+/// `FileRecord::definition_words`; computed by the workers, off the writer's thread).
+pub fn definition_words(extract: &FileExtract) -> crate::text::DefinitionWords {
+    let name_tokens: Vec<String> = extract
+        .nodes
+        .iter()
+        .map(|n| split_identifier(&n.name))
+        .collect();
+    crate::text::definition_words(extract.nodes.iter().zip(&name_tokens).map(|(n, tokens)| {
+        [
+            n.name.as_str(),
+            base_name(&n.qualified_name),
+            tokens.as_str(),
+            n.signature.as_deref().unwrap_or(""),
+            n.docstring.as_deref().unwrap_or(""),
+        ]
+    }))
 }
 
 /// Drops the full-text triggers of `nodes`, returning their definitions.

@@ -50,6 +50,7 @@ fn contents(db: &Path) -> Vec<Vec<String>> {
         "SELECT * FROM file_contents ORDER BY file_id",
         "SELECT * FROM file_words ORDER BY file_id",
         "SELECT term, hex(postings) FROM file_terms ORDER BY term",
+        "SELECT term, hex(postings) FROM definition_terms ORDER BY term",
         "SELECT * FROM nodes ORDER BY id",
         "SELECT * FROM refs ORDER BY node_id, seq",
         "SELECT source_id, target_id, kind, confidence, strategy, line FROM edges \

@@ -141,10 +141,7 @@ pub fn bm25(conn: &Connection, changed_code: &[&str]) -> Result<Vec<(i64, f64)>>
         text.push_str(&code[..end]);
         text.push('\n');
     }
-    let Some(fts) = rank_files::weighted_word_query(conn, &text)? else {
-        return Ok(Vec::new());
-    };
-    let hits = rank_files::definition_hits(conn, &fts, BM25_HITS)?;
+    let hits = rank_files::definition_hits(conn, &text, BM25_HITS)?;
     let top = hits.iter().map(|h| h.score).fold(0.0, f64::max);
     if top <= 0.0 {
         return Ok(Vec::new());
