@@ -10,7 +10,7 @@
 
 use crate::context::cursor::{self, Positions, Shown};
 use crate::context::defgraph::{source_of, Contents, Def, Edge, Repo};
-use crate::context::render::{cdata, code_tag, fence, signature_lines, xml_escape};
+use crate::context::render::{cdata, code_tag, fence, short_query, signature_lines, xml_escape};
 use crate::context::repomap;
 use crate::context::tokens::{self, Account, ListedOnce, Tokenizer};
 use crate::model::NodeKind;
@@ -852,17 +852,12 @@ fn render_text(
     }
 }
 
-/// A query's first 100 characters, whitespace folded, `...` when there is more.
-fn short_query(q: &str) -> String {
-    let q: String = q.split_whitespace().collect::<Vec<_>>().join(" ");
-    let short: String = q.chars().take(100).collect();
-    let ell = if short.len() < q.len() { "..." } else { "" };
-    format!("{short}{ell}")
-}
+/// How much of a query a pack restates.
+const QUERY_SHOWN: usize = 100;
 
 fn stated_target<S: serde::Serializer>(target: &Target, s: S) -> Result<S::Ok, S::Error> {
     match target {
-        Target::Query(q) => Target::Query(short_query(q)).serialize(s),
+        Target::Query(q) => Target::Query(short_query(q, QUERY_SHOWN)).serialize(s),
         entry => entry.serialize(s),
     }
 }
@@ -870,7 +865,7 @@ fn stated_target<S: serde::Serializer>(target: &Target, s: S) -> Result<S::Ok, S
 fn header(pack: &Pack, included: usize, candidates: usize, tokens: usize) -> String {
     let target = match &pack.target {
         Target::Entry(e) => format!("entry {e}"),
-        Target::Query(q) => format!("query \"{}\"", short_query(q)),
+        Target::Query(q) => format!("query \"{}\"", short_query(q, QUERY_SHOWN)),
     };
     let a = &pack.account;
     let dropped = candidates.saturating_sub(included + pack.shown_before);

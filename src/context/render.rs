@@ -1,6 +1,16 @@
-//! Text pieces the renderers share: a definition's signature line, code fences, XML escaping.
+//! Text pieces the renderers share: a definition's signature line, code fences, XML escaping,
+//! a query as an answer restates it.
 
 use crate::context::defgraph::Def;
+
+/// A query's first `chars` characters, whitespace folded, `...` when there is more: how an
+/// answer restates what it was asked (a whole issue text would cost the budget it fits under).
+pub fn short_query(q: &str, chars: usize) -> String {
+    let q: String = q.split_whitespace().collect::<Vec<_>>().join(" ");
+    let short: String = q.chars().take(chars).collect();
+    let ell = if short.len() < q.len() { "..." } else { "" };
+    format!("{short}{ell}")
+}
 
 /// A definition's signature, indented, its decorator and attribute lines each on a line of
 /// their own, the last line followed by `  # qualified.name`:

@@ -10,6 +10,7 @@
 
 use crate::context::cursor::{self, Positions};
 use crate::context::defgraph::{Def, Repo};
+use crate::context::render;
 use crate::context::tokens::{self, Account, ListedOnce, Tokenizer};
 use crate::model::NodeKind;
 use crate::query::rank_files;
@@ -199,7 +200,11 @@ pub struct RepoMap {
     pub account: Account,
     pub definitions_total: usize,
     pub focus: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The query's first 100 characters (the whole text is not worth its tokens).
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "stated_query"
+    )]
     pub query: Option<String>,
     pub entries: Vec<MapEntry>,
     /// Definitions shown by the maps the cursor continued after.
@@ -473,16 +478,20 @@ fn dropped_that_fit(text: &str, names: &[&str], reserve: usize, opts: &Options) 
         .count()
 }
 
+fn stated_query<S: serde::Serializer>(query: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+    query
+        .as_deref()
+        .map(|q| render::short_query(q, 100))
+        .serialize(s)
+}
+
 fn header(map: &RepoMap, included: usize, total: usize, tokens: usize) -> String {
     let mut centred = Vec::new();
     if !map.focus.is_empty() {
         centred.push(format!("focus {}", map.focus.join(", ")));
     }
     if let Some(q) = &map.query {
-        let q: String = q.split_whitespace().collect::<Vec<_>>().join(" ");
-        let short: String = q.chars().take(60).collect();
-        let ell = if short.len() < q.len() { "..." } else { "" };
-        centred.push(format!("query \"{short}{ell}\""));
+        centred.push(format!("query \"{}\"", render::short_query(q, 60)));
     }
     let centred = if centred.is_empty() {
         String::new()
