@@ -126,8 +126,8 @@ struct Extracted {
     content: String,
     redactions: Vec<crate::index::redact::Redaction>,
     extract: FileExtract,
-    /// A code file's words, for the whole-file word index.
-    words: Option<(u32, Vec<(String, u32)>)>,
+    /// The file's words, for the whole-file word index.
+    words: (u32, Vec<(String, u32)>),
     /// The words of its definitions, for the definition word index.
     definition_words: crate::text::DefinitionWords,
 }
@@ -390,7 +390,7 @@ fn update(
                             flags: x.flags,
                             content: &x.content,
                             redactions: &x.redactions,
-                            words: x.words.as_ref(),
+                            words: &x.words,
                             definition_words: &x.definition_words,
                         },
                         &x.extract,
@@ -620,18 +620,17 @@ fn read_and_extract(c: &Candidate, known: Option<&Known>) -> FileRead {
     if walk::is_test_path(&c.path) {
         flags |= writer::FLAG_TEST;
     }
-    let (language, extract, words) = match lang::for_path(&c.path) {
+    let (language, extract) = match lang::for_path(&c.path) {
         Some(l) => (
             l.name,
             guarded(|| extract(l, &c.path, &content), &c.path, &content),
-            Some(crate::text::file_words(&c.path, &content)),
         ),
         None => (
             walk::text_language(&c.path),
             crate::lang::extract::file_only(&c.path, &content),
-            None,
         ),
     };
+    let words = crate::text::file_words(&c.path, &content);
     if extract.has_errors {
         flags |= writer::FLAG_SYNTAX_ERRORS;
     }

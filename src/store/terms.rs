@@ -294,15 +294,6 @@ pub fn definition_collection(conn: &Connection) -> Result<(i64, i64)> {
     Ok((get(DEFINITIONS_KEY)?, get(DEFINITION_WORDS_KEY)?))
 }
 
-/// What BM25 needs of the whole collection: how many files, their mean length in words.
-pub fn collection(conn: &Connection) -> Result<(u64, f64)> {
-    Ok(conn.query_row(
-        "SELECT count(*), coalesce(avg(words), 0) FROM file_words",
-        [],
-        |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)),
-    )?)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,8 +19,8 @@ pub struct FileRecord<'a> {
     pub content: &'a str,
     /// Secrets taken out of `content`.
     pub redactions: &'a [crate::model::Redaction],
-    /// A code file's words and their counts (`text::file_words`), for the word index.
-    pub words: Option<&'a (u32, Vec<(String, u32)>)>,
+    /// The file's words and their counts (`text::file_words`), for the word index.
+    pub words: &'a (u32, Vec<(String, u32)>),
     /// The words of the file's definitions (`text::definition_words` of `extract`'s nodes).
     pub definition_words: &'a crate::text::DefinitionWords,
 }
@@ -144,9 +144,8 @@ impl<'c, 'o> Writer<'c, 'o> {
             }
         }
         self.insert_content.execute(params![fid, rec.content])?;
-        if let Some((total, counts)) = rec.words {
-            self.words.insert(self.conn, fid, *total, counts)?;
-        }
+        self.words
+            .insert(self.conn, fid, rec.words.0, &rec.words.1)?;
         self.definition_words.insert(fid, rec.definition_words);
         for r in rec.redactions {
             self.conn

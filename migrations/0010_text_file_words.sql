@@ -1,0 +1,6 @@
+-- codebase-indexer schema, version 10.
+--
+-- The whole-file word index (`file_terms`, `file_words`, version 8) holds every text file,
+-- not only code: documentation, configuration and data files are ranked by what they say
+-- too. No table changes; a database of an older version is rebuilt, as after every schema
+-- change, so that its index holds those files.
