@@ -10,7 +10,9 @@
 
 use crate::context::cursor::{self, Positions, Shown};
 use crate::context::defgraph::{source_of, Contents, Def, Edge, Repo};
-use crate::context::render::{cdata, code_tag, fence, short_query, signature_lines, xml_escape};
+use crate::context::render::{
+    cdata, code_tag, fence, short_query, signature_lines, xml_escape, QUERY_SHOWN,
+};
 use crate::context::repomap;
 use crate::context::tokens::{self, Account, ListedOnce, Tokenizer};
 use crate::model::NodeKind;
@@ -851,9 +853,6 @@ fn render_text(
         }
     }
 }
-
-/// How much of a query a pack restates.
-const QUERY_SHOWN: usize = 100;
 
 fn stated_target<S: serde::Serializer>(target: &Target, s: S) -> Result<S::Ok, S::Error> {
     match target {

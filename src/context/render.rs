@@ -3,6 +3,9 @@
 
 use crate::context::defgraph::Def;
 
+/// How much of a query an answer restates.
+pub const QUERY_SHOWN: usize = 100;
+
 /// A query's first `chars` characters, whitespace folded, `...` when there is more: how an
 /// answer restates what it was asked (a whole issue text would cost the budget it fits under).
 pub fn short_query(q: &str, chars: usize) -> String {

@@ -200,7 +200,8 @@ pub struct RepoMap {
     pub account: Account,
     pub definitions_total: usize,
     pub focus: Vec<String>,
-    /// The query's first 100 characters (the whole text is not worth its tokens).
+    /// The query's first `render::QUERY_SHOWN` characters (the whole text is not worth its
+    /// tokens).
     #[serde(
         skip_serializing_if = "Option::is_none",
         serialize_with = "stated_query"
@@ -481,7 +482,7 @@ fn dropped_that_fit(text: &str, names: &[&str], reserve: usize, opts: &Options) 
 fn stated_query<S: serde::Serializer>(query: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
     query
         .as_deref()
-        .map(|q| render::short_query(q, 100))
+        .map(|q| render::short_query(q, render::QUERY_SHOWN))
         .serialize(s)
 }
 
