@@ -106,6 +106,8 @@ const MISSES_IN_A_ROW: usize = 150;
 const MAX_BYTES_PER_TOKEN: usize = 12;
 /// Reciprocal rank fusion constant.
 const RRF_K: f64 = 60.0;
+/// Files `rank-files` contributes to a query's ranking, one definition each.
+const RANKED_FILES: usize = 20;
 
 /// Why a symbol is in the pack.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -316,32 +318,80 @@ pub fn roots(conn: &Connection, repo: &Repo, target: &Target) -> Result<Vec<usiz
     }
 }
 
-/// Definitions for a query, best first: BM25 hits fused with the personalized PageRank of
-/// the repo map by reciprocal rank.
+/// Definitions for a query, best first: BM25 definition hits, the personalized PageRank of
+/// the repo map seeded by them, and one definition for each of `rank-files`' best files
+/// (which also weighs whole-file text and paths), fused by reciprocal rank.
 fn query_ranking(conn: &Connection, repo: &Repo, query: &str) -> Result<Vec<usize>> {
     if !rank_files::has_words(query) {
         crate::error::invalid!("the query {query:?} has no words to look for");
     }
     let hits = repomap::query_hits(conn, query, rank_files::TOP_DEFINITIONS)?;
-    let mut fused: HashMap<usize, f64> = HashMap::new();
-    let in_repo = hits
+    let by_hit: Vec<usize> = hits
         .iter()
         .filter_map(|h| repo.index_of(h.node))
-        .filter(|&d| repo.defs[d].kind != NodeKind::File);
-    for (r, d) in in_repo.enumerate() {
-        *fused.entry(d).or_default() += 1.0 / (RRF_K + r as f64 + 1.0);
-    }
-    if fused.is_empty() {
-        return Ok(Vec::new());
-    }
-    let seeds = repomap::query_seeds(repo, query, &hits);
-    let ranked = repomap::rank_definitions(repo, &seeds);
-    for (r, &(d, _)) in ranked.iter().take(rank_files::TOP_DEFINITIONS).enumerate() {
-        *fused.entry(d).or_default() += 1.0 / (RRF_K + r as f64 + 1.0);
+        .filter(|&d| repo.defs[d].kind != NodeKind::File)
+        .collect();
+    let by_rank = if by_hit.is_empty() {
+        Vec::new()
+    } else {
+        let seeds = repomap::query_seeds(repo, query, &hits);
+        let ranked = repomap::rank_definitions(repo, &seeds);
+        let top = ranked.into_iter().take(rank_files::TOP_DEFINITIONS);
+        top.map(|(d, _)| d).collect()
+    };
+    let ranked_files = rank_files::rank_files(conn, query, RANKED_FILES)?;
+    let by_file = file_representatives(repo, &hits, &ranked_files);
+    let mut fused: HashMap<usize, f64> = HashMap::new();
+    for list in [by_hit, by_rank, by_file] {
+        for (r, d) in list.into_iter().enumerate() {
+            *fused.entry(d).or_default() += 1.0 / (RRF_K + r as f64 + 1.0);
+        }
     }
     let mut out: Vec<(usize, f64)> = fused.into_iter().collect();
     out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     Ok(out.into_iter().map(|(d, _)| d).collect())
+}
+
+/// One definition per ranked file, in the files' order: the file's best definition hit, else
+/// the definition `rank-files` names for it, else, for a file without definitions (a script,
+/// a configuration file), the file itself. A file whose definitions neither matched nor were
+/// named adds nothing: its whole text is what matched, and no one definition stands for it.
+fn file_representatives(
+    repo: &Repo,
+    hits: &[rank_files::DefinitionHit],
+    ranked: &[rank_files::RankedFile],
+) -> Vec<usize> {
+    let mut best_hit: HashMap<&str, usize> = HashMap::new();
+    for hit in hits {
+        if let Some(d) = repo.index_of(hit.node) {
+            if repo.defs[d].kind != NodeKind::File {
+                best_hit.entry(hit.path.as_str()).or_insert(d);
+            }
+        }
+    }
+    let file_of: HashMap<&str, usize> = repo
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.path.as_str(), i))
+        .collect();
+    ranked
+        .iter()
+        .filter_map(|r| {
+            if let Some(&d) = best_hit.get(r.path.as_str()) {
+                return Some(d);
+            }
+            let &file = file_of.get(r.path.as_str())?;
+            let mut defs = repo
+                .defs_of_file(file)
+                .filter(|&d| repo.defs[d].kind != NodeKind::File);
+            match &r.symbol {
+                Some(symbol) => defs.find(|&d| &repo.defs[d].qualified_name == symbol),
+                None if defs.next().is_none() => repo.files[file].node,
+                None => None,
+            }
+        })
+        .collect()
 }
 
 /// Roots, then breadth-first rounds: callees of the previous round's symbols, then their
@@ -1062,6 +1112,10 @@ def checkout(order):\n    \"\"\"Reserve the stock, then charge the customer.\"\"
                 "from shop.orders import checkout, Order\n\ndef place_order(items):\n    return checkout(Order(items))\n",
             ),
             (
+                "docs/refunds.md",
+                "# Refunds\n\nA refund is paid back within the refund window of fourteen days.\n",
+            ),
+            (
                 "tests/test_orders.py",
                 "from shop.orders import checkout\n\ndef test_checkout():\n    assert checkout([])\n",
             ),
@@ -1076,6 +1130,29 @@ def checkout(order):\n    \"\"\"Reserve the stock, then charge the customer.\"\"
         index::run(&index::test_run_options(&root, &db)).unwrap();
         let conn = store::open(&db, Mode::ReadOnly).unwrap();
         (dir, conn)
+    }
+
+    /// A query whose words only a file without definitions holds (documentation, here)
+    /// still finds that file, through the whole-file ranking, and packs it.
+    #[test]
+    fn query_reaches_files_only_their_text_matches() {
+        let (_dir, conn) = shop();
+        let repo = Repo::load(&conn, None).unwrap();
+        let target = Target::Query("how long is the refund window?".into());
+        let roots = roots(&conn, &repo, &target).unwrap();
+        let paths: Vec<&str> = roots
+            .iter()
+            .map(|&d| repo.files[repo.defs[d].file].path.as_str())
+            .collect();
+        assert_eq!(paths, ["docs/refunds.md"]);
+        let opts = Options {
+            target,
+            ..Options::default()
+        };
+        let pack = build_in(&conn, &repo, &opts).unwrap();
+        let packed: Vec<&str> = pack.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(packed, ["docs/refunds.md"]);
+        assert!(pack.text.contains("fourteen days"), "{}", pack.text);
     }
 
     /// The candidates' order is what a pack takes first; a pack shows symbols by file and in
