@@ -353,8 +353,8 @@ fn query_ranking(conn: &Connection, repo: &Repo, query: &str) -> Result<Vec<usiz
 }
 
 /// One definition per ranked file, in the files' order: the file's best definition hit, else
-/// the definition `rank-files` names for it, else, for a file without definitions (a script,
-/// a configuration file), the file itself. A file whose definitions neither matched nor were
+/// the file itself when it has no definitions (a script, a configuration file), else the
+/// definition `rank-files` names for it. A file whose definitions neither matched nor were
 /// named adds nothing: its whole text is what matched, and no one definition stands for it.
 fn file_representatives(
     repo: &Repo,
@@ -384,12 +384,14 @@ fn file_representatives(
             let &file = file_of.get(r.path.as_str())?;
             let mut defs = repo
                 .defs_of_file(file)
-                .filter(|&d| repo.defs[d].kind != NodeKind::File);
-            match &r.symbol {
-                Some(symbol) => defs.find(|&d| &repo.defs[d].qualified_name == symbol),
-                None if defs.next().is_none() => repo.files[file].node,
-                None => None,
+                .filter(|&d| repo.defs[d].kind != NodeKind::File)
+                .peekable();
+            if defs.peek().is_none() {
+                // Whatever `rank-files` named for it (a parsed script: its own path).
+                return repo.files[file].node;
             }
+            let symbol = r.symbol.as_ref()?;
+            defs.find(|&d| &repo.defs[d].qualified_name == symbol)
         })
         .collect()
 }
@@ -1116,6 +1118,10 @@ def checkout(order):\n    \"\"\"Reserve the stock, then charge the customer.\"\"
                 "# Refunds\n\nA refund is paid back within the refund window of fourteen days.\n",
             ),
             (
+                "scripts/nightly.py",
+                "from shop.payments import charge\n\nfor overdue in [3, 5]:\n    print(\"late payment\", charge(overdue))\n",
+            ),
+            (
                 "tests/test_orders.py",
                 "from shop.orders import checkout\n\ndef test_checkout():\n    assert checkout([])\n",
             ),
@@ -1153,6 +1159,27 @@ def checkout(order):\n    \"\"\"Reserve the stock, then charge the customer.\"\"
         let packed: Vec<&str> = pack.files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(packed, ["docs/refunds.md"]);
         assert!(pack.text.contains("fourteen days"), "{}", pack.text);
+    }
+
+    /// A script without definitions is matched as a whole file and packed whole.
+    #[test]
+    fn query_reaches_scripts_without_definitions() {
+        let (_dir, conn) = shop();
+        let repo = Repo::load(&conn, None).unwrap();
+        let target = Target::Query("which nightly job lists what is overdue?".into());
+        let roots = roots(&conn, &repo, &target).unwrap();
+        let first = &repo.defs[roots[0]];
+        assert_eq!(
+            (first.kind, repo.files[first.file].path.as_str()),
+            (NodeKind::File, "scripts/nightly.py")
+        );
+        let opts = Options {
+            target,
+            ..Options::default()
+        };
+        let pack = build_in(&conn, &repo, &opts).unwrap();
+        assert!(pack.files.iter().any(|f| f.path == "scripts/nightly.py"));
+        assert!(pack.text.contains("for overdue in [3, 5]"), "{}", pack.text);
     }
 
     /// The candidates' order is what a pack takes first; a pack shows symbols by file and in
