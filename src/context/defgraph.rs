@@ -6,9 +6,8 @@
 //! weight is the sum of the confidences of the sites between the two, so a definition called
 //! from many places, surely, is worth more than one guessed at once.
 
-use crate::lang;
 use crate::model::NodeKind;
-use crate::store::writer::FLAG_TEST;
+use crate::query::rank_files;
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension};
 use rustc_hash::FxHashMap as HashMap;
@@ -144,9 +143,7 @@ impl Repo {
             let path: String = r.get(1)?;
             let language: String = r.get(2)?;
             let flags: i64 = r.get(3)?;
-            let secondary = flags & FLAG_TEST != 0
-                || path.contains("/migrations/")
-                || lang::by_name(&language).is_none();
+            let secondary = rank_files::is_secondary(&language, flags);
             file_index.insert(id, files.len());
             files.push(File {
                 id,

@@ -1,12 +1,13 @@
 //! Files ranked for a natural-language query (an issue text, a question, a traceback): the
 //! primitive that `rank-files`, the evaluation and the context packers share.
 //!
-//! What the numbers on the Django SWE-bench tasks supported (see README, "Retrieval
-//! evaluation"), and nothing else:
+//! What the numbers on every visible evaluation set together supported (docs/measurements.md,
+//! "Retrieval evaluation"), and nothing else:
 //! - each file scores as its best definition's BM25 over name, qualified name, sub-tokens,
 //!   signature and docstring (`nodes_fts`), for any of the query's words;
-//! - tests, migrations and documentation weigh less: a query about behaviour is answered by
-//!   the code that has it;
+//! - tests, documentation and other text files weigh less: a query about behaviour is
+//!   answered by the code that has it; so does code in a language the repository barely uses
+//!   (under 15% of its code files: helper scripts, type declarations beside the sources);
 //! - identifiers and paths written as code in the query (`QuerySet.update`, `get_user_model`,
 //!   `models/query.py`) name files directly; that list is fused with the first by reciprocal
 //!   rank;
@@ -16,7 +17,8 @@
 //!   and data files some fixes edit (docs/measurements.md).
 //!
 //! Tried and left out, for no gain: graph centrality personalized to the first hits, summing
-//! a file's best definitions instead of taking the best.
+//! a file's best definitions instead of taking the best, a prior for files others import or
+//! call, a discount for files whose definitions others repeat.
 
 use crate::lang;
 use crate::store::writer::FLAG_TEST;
@@ -44,14 +46,17 @@ pub const TOP_DEFINITIONS: usize = 500;
 /// 10, 4, 6, 1, 0.5).
 const FTS_K1: f64 = 1.2;
 const FTS_B: f64 = 0.75;
-/// Score factor of tests, migrations and documentation.
+/// Score factor of tests, documentation, other text files and minor languages' code.
 const SECONDARY: f64 = 0.3;
-/// Reciprocal rank fusion: the usual constant, and the weight of the list of files the query
-/// names as code.
-const RRF_K: f64 = 60.0;
+/// A language (dialects together: C with C++, TypeScript with TSX) with fewer than this
+/// share of the repository's code files is a minor one.
+const MINOR_LANGUAGE_SHARE: f64 = 0.15;
+/// Reciprocal rank fusion: its constant (20 to 30 did best on every visible set together,
+/// docs/measurements.md), and the weight of the list of files the query names as code.
+const RRF_K: f64 = 20.0;
 const NAMED_WEIGHT: f64 = 0.5;
 /// The weight of the list of files by BM25 over their whole text.
-const FILE_TEXT_WEIGHT: f64 = 1.0;
+const FILE_TEXT_WEIGHT: f64 = 1.5;
 /// Files of that list fused: past these, a file's whole-text score says little.
 const FILE_TEXT_FILES: usize = 100;
 /// Okapi BM25's usual parameters.
@@ -65,9 +70,10 @@ pub fn rank_files(conn: &Connection, query: &str, limit: usize) -> Result<Vec<Ra
     if !has_words(query) {
         crate::error::invalid!("the query {query:?} has no words to look for");
     }
-    let by_definition = by_best_definition(conn, query)?;
-    let named = named_files(conn, query)?;
-    let by_text = by_file_text(conn, query, FILE_TEXT_FILES)?;
+    let weights = FileWeights::load(conn)?;
+    let by_definition = by_best_definition(conn, &weights, query)?;
+    let named = named_files(conn, &weights, query)?;
+    let by_text = by_file_text(conn, &weights, query, FILE_TEXT_FILES)?;
 
     // Reciprocal rank fusion of the three lists; a file in none is not ranked.
     let mut fused: HashMap<i64, RankedFile> = HashMap::new();
@@ -110,16 +116,71 @@ pub fn rank_files(conn: &Connection, query: &str, limit: usize) -> Result<Vec<Ra
     Ok(ranked)
 }
 
-/// A file row's id, path and weight, from columns id, path, language, flags (first).
-fn weighted_file(r: &rusqlite::Row) -> rusqlite::Result<(i64, String, f64)> {
-    let path: String = r.get(1)?;
-    let language: String = r.get(2)?;
-    let w = weight(&path, &language, r.get(3)?);
-    Ok((r.get(0)?, path, w))
+/// How much a file's matches count: 1 for the repository's code, `SECONDARY` for tests,
+/// files that are not code, and code in a minor language.
+pub struct FileWeights {
+    /// Language families with under `MINOR_LANGUAGE_SHARE` of the code files.
+    minor: Vec<&'static str>,
+}
+
+impl FileWeights {
+    pub fn load(conn: &Connection) -> Result<FileWeights> {
+        let mut q =
+            conn.prepare_cached("SELECT language, count(*) FROM files GROUP BY language")?;
+        let mut families: Vec<(&'static str, f64)> = Vec::new();
+        for row in q.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, f64>(1)?)))? {
+            let (language, files) = row?;
+            if lang::by_name(&language).is_none() {
+                continue;
+            }
+            let family = family(&language);
+            match families.iter_mut().find(|(f, _)| *f == family) {
+                Some(entry) => entry.1 += files,
+                None => families.push((family, files)),
+            }
+        }
+        let total: f64 = families.iter().map(|(_, n)| n).sum();
+        let minor = families
+            .into_iter()
+            .filter(|(_, n)| *n < MINOR_LANGUAGE_SHARE * total)
+            .map(|(f, _)| f)
+            .collect();
+        Ok(FileWeights { minor })
+    }
+
+    fn of(&self, language: &str, flags: i64) -> f64 {
+        if is_secondary(language, flags) || self.minor.contains(&family(language)) {
+            SECONDARY
+        } else {
+            1.0
+        }
+    }
+
+    /// A file row's id, path and weight, from columns id, path, language, flags (first).
+    fn file(&self, r: &rusqlite::Row) -> rusqlite::Result<(i64, String, f64)> {
+        let language = r.get_ref(2)?.as_str().unwrap_or_default();
+        let w = self.of(language, r.get(3)?);
+        Ok((r.get(0)?, r.get(1)?, w))
+    }
+}
+
+/// Tests and files that are not code: what a query about behaviour is rarely answered by.
+pub fn is_secondary(language: &str, flags: i64) -> bool {
+    flags & FLAG_TEST != 0 || lang::by_name(language).is_none()
+}
+
+/// A language and its dialects count as one: a header is C or C++ by guess, a React
+/// component TSX beside its TypeScript.
+fn family(language: &str) -> &'static str {
+    match language {
+        "c" | "cpp" => "c",
+        "typescript" | "tsx" => "typescript",
+        other => lang::by_name(other).map_or("", |l| l.name),
+    }
 }
 
 /// A definition matching a query: its node, its file (id, path) and its BM25 score, weighted
-/// by its file's kind (tests, migrations and documentation discounted).
+/// by its file's kind (`FileWeights`).
 #[derive(Debug, Clone)]
 pub struct DefinitionHit {
     pub node: i64,
@@ -137,13 +198,21 @@ pub fn has_words(query: &str) -> bool {
 }
 
 /// The `limit` definitions with the best BM25 for any of the query's words, best first,
-/// each with its score weighted by its file's kind (tests, migrations and documentation
-/// discounted) and ordered by that.
+/// each with its score weighted by its file's kind (`FileWeights`) and ordered by that.
 ///
 /// The score is FTS5's `bm25()` over `nodes_fts` with the column weights above, read from the
 /// definition word index (`store::terms`): FTS5 evaluates it on every row holding any of the
 /// words, tens of thousands for an issue text, where the index adds up a few postings lists.
 pub fn definition_hits(conn: &Connection, query: &str, limit: usize) -> Result<Vec<DefinitionHit>> {
+    weighted_definition_hits(conn, &FileWeights::load(conn)?, query, limit)
+}
+
+fn weighted_definition_hits(
+    conn: &Connection,
+    weights: &FileWeights,
+    query: &str,
+    limit: usize,
+) -> Result<Vec<DefinitionHit>> {
     let mut asked = BTreeSet::new();
     words(query, false, |w| {
         asked.insert(w.to_string());
@@ -198,7 +267,7 @@ pub fn definition_hits(conn: &Connection, query: &str, limit: usize) -> Result<V
     let mut hits = Vec::with_capacity(best.len());
     for (node, score) in best {
         let found = row
-            .query_row([node], |r| Ok((weighted_file(r)?, r.get::<_, String>(4)?)))
+            .query_row([node], |r| Ok((weights.file(r)?, r.get::<_, String>(4)?)))
             .optional()?;
         if let Some(((file, path, w), qualified_name)) = found {
             hits.push(DefinitionHit {
@@ -216,10 +285,14 @@ pub fn definition_hits(conn: &Connection, query: &str, limit: usize) -> Result<V
 
 /// Files (id, path) by their best definition's weighted BM25 for the query, secondary files
 /// discounted, with that definition's qualified name.
-fn by_best_definition(conn: &Connection, query: &str) -> Result<Vec<(i64, String, String)>> {
+fn by_best_definition(
+    conn: &Connection,
+    weights: &FileWeights,
+    query: &str,
+) -> Result<Vec<(i64, String, String)>> {
     // file -> (score, path, qualified name)
     let mut best: HashMap<i64, (f64, String, String)> = HashMap::new();
-    for hit in definition_hits(conn, query, TOP_DEFINITIONS)? {
+    for hit in weighted_definition_hits(conn, weights, query, TOP_DEFINITIONS)? {
         let entry = best
             .entry(hit.file)
             .or_insert((f64::MIN, hit.path, String::new()));
@@ -238,15 +311,20 @@ fn by_best_definition(conn: &Connection, query: &str) -> Result<Vec<(i64, String
 }
 
 /// The `limit` text files (id, path) with the best Okapi BM25 over their whole text (path
-/// included) for the query's words, each counted as often as the query repeats it; tests,
-/// migrations and documentation discounted as in `weight`. The IDF is Lucene's, `ln(1 + (N -
+/// included) for the query's words, each counted as often as the query repeats it, weighted
+/// as in `FileWeights`. The IDF is Lucene's, `ln(1 + (N -
 /// df + 0.5) / (df + 0.5))`, which stays positive for words most files hold.
 ///
 /// N, df and the mean length are those of the code files (of every file when there are
 /// none): documentation, data and configuration are scored, but their words do not reshape
 /// how code files score against each other (measured: counting them moved code files up and
 /// down at random, Acc@1 41.1 to 40.4% over the three mirrored sets).
-fn by_file_text(conn: &Connection, query: &str, limit: usize) -> Result<Vec<(i64, String)>> {
+fn by_file_text(
+    conn: &Connection,
+    weights: &FileWeights,
+    query: &str,
+    limit: usize,
+) -> Result<Vec<(i64, String)>> {
     let mut asked: HashMap<String, u32> = HashMap::new();
     words(query, false, |w| {
         *asked.entry(w.to_string()).or_default() += 1
@@ -311,7 +389,7 @@ fn by_file_text(conn: &Connection, query: &str, limit: usize) -> Result<Vec<(i64
         conn.prepare_cached("SELECT id, path, language, flags FROM files WHERE id = ?1")?;
     let mut weighted = Vec::with_capacity(best.len());
     for (id, score) in best {
-        if let Some((id, path, w)) = file.query_row([id], weighted_file).optional()? {
+        if let Some((id, path, w)) = file.query_row([id], |r| weights.file(r)).optional()? {
             weighted.push((id, path, score * w));
         }
     }
@@ -323,22 +401,14 @@ fn by_file_text(conn: &Connection, query: &str, limit: usize) -> Result<Vec<(i64
         .collect())
 }
 
-/// 1 for code, less for tests, migrations and documentation.
-fn weight(path: &str, language: &str, flags: i64) -> f64 {
-    let secondary = flags & FLAG_TEST != 0
-        || path.contains("/migrations/")
-        || lang::by_name(language).is_none();
-    if secondary {
-        SECONDARY
-    } else {
-        1.0
-    }
-}
-
 /// Files the query names as code, most clearly named first: paths (`db/models/query.py`),
 /// and definitions whose name is written as an identifier (`QuerySet.update`,
 /// `get_user_model`, `ForeignKey`); a name defined in many files names none of them.
-fn named_files(conn: &Connection, query: &str) -> Result<Vec<(i64, String)>> {
+fn named_files(
+    conn: &Connection,
+    weights: &FileWeights,
+    query: &str,
+) -> Result<Vec<(i64, String)>> {
     // file -> (how clearly named, path)
     let mut named: HashMap<i64, (f64, String)> = HashMap::new();
     let mut by_name = conn.prepare_cached(
@@ -352,7 +422,7 @@ fn named_files(conn: &Connection, query: &str) -> Result<Vec<(i64, String)>> {
         let token = token.trim_matches(|c| c == '.' || c == '/');
         if looks_like_path(token) {
             let suffix = format!("%/{}", token.replace('%', "\\%").replace('_', "\\_"));
-            for row in by_path.query_map([token, suffix.as_str()], weighted_file)? {
+            for row in by_path.query_map([token, suffix.as_str()], |r| weights.file(r))? {
                 let (file, path, w) = row?;
                 named.entry(file).or_insert((0.0, path)).0 += 2.0 * w;
             }
@@ -360,7 +430,7 @@ fn named_files(conn: &Connection, query: &str) -> Result<Vec<(i64, String)>> {
         }
         for part in token.split('.').filter(|p| looks_like_identifier(p)) {
             let files = by_name
-                .query_map([part], weighted_file)?
+                .query_map([part], |r| weights.file(r))?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             if files.is_empty() || files.len() > NAMED_MAX_FILES {
                 continue;
@@ -587,6 +657,109 @@ mod tests {
             .query_row("SELECT count(*) FROM file_words", [], |r| r.get(0))
             .unwrap();
         assert_eq!(terms, files.len() as i64);
+    }
+
+    fn repo_of(files: &[(&str, &str)]) -> (tempfile::TempDir, Connection) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        for (path, text) in files {
+            let p = root.join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        let db = dir.path().join("index.db");
+        index::run(&index::test_run_options(&root, &db)).unwrap();
+        let conn = store::open(&db, Mode::ReadOnly).unwrap();
+        (dir, conn)
+    }
+
+    /// Type declarations beside JavaScript sources, a Python helper script in a C++ library:
+    /// the code of a language the repository barely uses ranks below the sources that say as
+    /// much. C headers in a C++ tree, TSX beside TypeScript, are the same language.
+    #[test]
+    fn code_in_a_minor_language_counts_less() {
+        let mut files: Vec<(String, String)> = (0..7)
+            .map(|i| {
+                (
+                    format!("src/plugin/p{i}.js"),
+                    format!("export function plugin{i}(o) {{ return o.offset + {i} }}\n"),
+                )
+            })
+            .collect();
+        files.push((
+            "src/plugin/duration.js".into(),
+            "export function duration(ms) {\n  return { milliseconds: ms, humanize() { return ms } }\n}\n".into(),
+        ));
+        files.push((
+            "types/plugin/duration.d.ts".into(),
+            "/** humanize() ignores milliseconds under a second. */\nexport declare function duration(ms: number): { milliseconds: number; humanize(): number }\n".into(),
+        ));
+        let files: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let (_dir, conn) = repo_of(&files);
+        let weights = FileWeights::load(&conn).unwrap();
+        assert_eq!(weights.minor, ["typescript"]);
+        let ranked = rank_files(&conn, "duration humanize ignores milliseconds", 5).unwrap();
+        let at = |path: &str| ranked.iter().position(|f| f.path == path);
+        assert_eq!(at("src/plugin/duration.js"), Some(0), "{ranked:?}");
+        assert!(at("types/plugin/duration.d.ts") > Some(0), "{ranked:?}");
+
+        let mut files: Vec<(String, String)> = (0..5)
+            .map(|i| {
+                (
+                    format!("src/unit{i}.cpp"),
+                    format!("int unit{i}() {{ return {i}; }}\n"),
+                )
+            })
+            .collect();
+        files.push((
+            "include/lib/format.h".into(),
+            "int format_width(int w);\n".into(),
+        ));
+        files.push((
+            "src/format.cpp".into(),
+            "int format_width(int w) { return w; }\n".into(),
+        ));
+        files.push((
+            "scripts/bump_version.py".into(),
+            "def format_width(w):\n    # truncates the width of the version banner\n    return w\n"
+                .into(),
+        ));
+        let files: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let (_dir, conn) = repo_of(&files);
+        let weights = FileWeights::load(&conn).unwrap();
+        assert_eq!(weights.minor, ["python"]);
+        assert_eq!(weights.of("c", 0), 1.0);
+        // The script holds more of the words; the library's source is still first.
+        let ranked = rank_files(&conn, "format_width truncates the width", 5).unwrap();
+        assert_eq!(ranked[0].path, "src/format.cpp", "{ranked:?}");
+    }
+
+    /// A directory's name says nothing of its files' kind: Django's migration framework
+    /// (`db/migrations/`) is code like any other.
+    #[test]
+    fn code_under_any_directory_name_counts_in_full() {
+        let (_dir, conn) = repo_of(&[
+            (
+                "app/db/migrations/serializer.py",
+                "class EnumSerializer:\n    def serialize(self):\n        return self.value.name\n",
+            ),
+            (
+                "app/db/models/enums.py",
+                "class Enum:\n    def value(self):\n        pass\n\n    def name(self):\n        pass\n",
+            ),
+            ("app/db/models/fields.py", "class Field:\n    def deconstruct(self):\n        pass\n"),
+        ]);
+        let ranked = rank_files(&conn, "enum serializer writes the value not the name", 3).unwrap();
+        assert_eq!(
+            ranked[0].path, "app/db/migrations/serializer.py",
+            "{ranked:?}"
+        );
     }
 
     #[test]
