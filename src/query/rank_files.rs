@@ -14,7 +14,9 @@
 //! - so is a third: text files by Okapi BM25 over their whole text (the word index of
 //!   `store::terms`), which finds what the issue quotes from bodies (messages, flags, calls)
 //!   on every visible evaluation set, not only Django, and the documentation, configuration
-//!   and data files some fixes edit (docs/measurements.md).
+//!   and data files some fixes edit (docs/measurements.md);
+//! - the lines an issue copies from the repository's issue templates (checklists, headings,
+//!   instructions) are not the reporter's words and are left out of the query.
 //!
 //! Tried and left out, for no gain: graph centrality personalized to the first hits, summing
 //! a file's best definitions instead of taking the best, a prior for files others import or
@@ -64,12 +66,16 @@ const BM25_K1: f64 = 1.5;
 const BM25_B: f64 = 0.75;
 /// A name defined in more files than this names none of them in particular.
 const NAMED_MAX_FILES: usize = 20;
+/// A query line with fewer words than this is not told from the reporter's own.
+const TEMPLATE_LINE_WORDS: usize = 4;
 
 /// The files that best answer `query`, best first, at most `limit`.
 pub fn rank_files(conn: &Connection, query: &str, limit: usize) -> Result<Vec<RankedFile>> {
     if !has_words(query) {
         crate::error::invalid!("the query {query:?} has no words to look for");
     }
+    let own = without_template_lines(conn, query)?;
+    let query = if has_words(&own) { own.as_str() } else { query };
     let weights = FileWeights::load(conn)?;
     let by_definition = by_best_definition(conn, &weights, query)?;
     let named = named_files(conn, &weights, query)?;
@@ -118,13 +124,13 @@ pub fn rank_files(conn: &Connection, query: &str, limit: usize) -> Result<Vec<Ra
 
 /// How much a file's matches count: 1 for the repository's code, `SECONDARY` for tests,
 /// files that are not code, and code in a minor language.
-pub struct FileWeights {
+struct FileWeights {
     /// Language families with under `MINOR_LANGUAGE_SHARE` of the code files.
     minor: Vec<&'static str>,
 }
 
 impl FileWeights {
-    pub fn load(conn: &Connection) -> Result<FileWeights> {
+    fn load(conn: &Connection) -> Result<FileWeights> {
         let mut q =
             conn.prepare_cached("SELECT language, count(*) FROM files GROUP BY language")?;
         let mut families: Vec<(&'static str, f64)> = Vec::new();
@@ -188,6 +194,64 @@ pub struct DefinitionHit {
     pub path: String,
     pub qualified_name: String,
     pub score: f64,
+}
+
+/// The query without the lines it copies from the repository's issue templates (files whose
+/// path holds `issue_template`, as GitHub's `.github/ISSUE_TEMPLATE/` and its one-file form):
+/// a line of at least `TEMPLATE_LINE_WORDS` words that a template holds word for word, case
+/// and punctuation aside (`- [X] I'm reporting a broken site` for the template's `label: I'm
+/// reporting a broken site`).
+fn without_template_lines(conn: &Connection, query: &str) -> Result<String> {
+    let mut q = conn.prepare_cached(
+        "SELECT c.content FROM files f JOIN file_contents c ON c.file_id = f.id \
+         WHERE lower(f.path) LIKE '%issue\\_template%' ESCAPE '\\' ORDER BY f.path",
+    )?;
+    // Each template's words, space-separated and padded, so a line matches whole words only.
+    let mut templates = String::new();
+    for content in q.query_map([], |r| r.get::<_, String>(0))? {
+        templates.push(' ');
+        templates.push_str(&plain(&content?));
+        templates.push_str(" \n");
+    }
+    if templates.is_empty() {
+        return Ok(query.to_string());
+    }
+    let mut own = String::with_capacity(query.len());
+    for line in query.lines() {
+        // A ticked or unticked box of a Markdown checklist is the reporter's, the text the
+        // template's.
+        let item = line
+            .trim_start()
+            .trim_start_matches(['-', '*', '+'])
+            .trim_start();
+        let item = ["[x]", "[X]", "[ ]"]
+            .iter()
+            .find_map(|b| item.strip_prefix(b))
+            .unwrap_or(line);
+        let words = plain(item);
+        let copied = words.split(' ').count() >= TEMPLATE_LINE_WORDS
+            && templates.contains(&format!(" {words} "));
+        if !copied {
+            own.push_str(line);
+            own.push('\n');
+        }
+    }
+    Ok(own)
+}
+
+/// Lowercase alphanumeric runs, one space between them.
+fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for run in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|r| !r.is_empty())
+    {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.extend(run.chars().flat_map(char::to_lowercase));
+    }
+    out
 }
 
 /// Whether the query holds any search word (see `words`).
@@ -760,6 +824,57 @@ mod tests {
             ranked[0].path, "app/db/migrations/serializer.py",
             "{ranked:?}"
         );
+    }
+
+    /// An issue filed through the repository's template repeats the template's checklist;
+    /// the code that writes the template holds those words too, and only the reporter's own
+    /// lines say where the bug is.
+    #[test]
+    fn lines_copied_from_the_issue_template_are_not_the_query() {
+        let checklist = [
+            "I'm reporting that the extractor of a site is broken",
+            "I've verified that I'm running the latest version of the extractor",
+            "I've checked that all provided URLs are playable in a browser",
+            "I've searched the bugtracker for similar issues including closed ones",
+            "I've read the guidelines for opening an issue about an extractor",
+        ];
+        let template: String = checklist
+            .iter()
+            .map(|c| format!("  - label: {c}\n    required: true\n"))
+            .collect();
+        // Named after the lines it writes, as such generators' functions are.
+        let generator: String = checklist
+            .iter()
+            .map(|c| {
+                let name: Vec<String> = c
+                    .split(|ch: char| !ch.is_alphanumeric())
+                    .filter(|w| w.len() > 2)
+                    .map(str::to_lowercase)
+                    .collect();
+                format!("def {}():\n    return \"{c}\"\n\n", name.join("_"))
+            })
+            .collect();
+        let (_dir, conn) = repo_of(&[
+            (".github/ISSUE_TEMPLATE/1_broken_site.yml", &format!("body:\n{template}")),
+            ("devscripts/make_issue_template.py", &generator),
+            (
+                "tool/extractor/tiktok.py",
+                "def extract_video(url):\n    raise ValueError('unable to extract webpage video data')\n",
+            ),
+            ("tool/extractor/common.py", "def extract_info(url):\n    return url\n"),
+        ]);
+        let mut issue = String::from("[TikTok] Unable to extract webpage video data\n\n");
+        for c in checklist {
+            issue.push_str(&format!("- [X] {c}\n"));
+        }
+        let issue = issue.as_str();
+        let own = without_template_lines(&conn, issue).unwrap();
+        assert_eq!(own, "[TikTok] Unable to extract webpage video data\n\n");
+        let ranked = rank_files(&conn, issue, 3).unwrap();
+        assert_eq!(ranked[0].path, "tool/extractor/tiktok.py", "{ranked:?}");
+        // Without a template nothing is left out.
+        let (_dir, conn) = repo_of(&[("a.py", "def a():\n    pass\n")]);
+        assert_eq!(without_template_lines(&conn, issue).unwrap(), issue);
     }
 
     #[test]
