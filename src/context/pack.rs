@@ -1074,15 +1074,12 @@ fn dropped_text(format: Format, dropped: &[DroppedSymbol]) -> String {
 mod tests {
     use super::*;
     use crate::index;
-    use crate::store::{self, Mode};
 
     /// The Python part of the integration tests' pack fixture (`tests/it/pack.rs`):
     /// `checkout` calls `reserve`, `charge`, `Order.total` and `monthly_report`;
     /// `api.place_order` and a test call `checkout`; `charge` calls `convert`, which calls
     /// `rate_of`; `reserve` calls `hold`.
     fn shop() -> (tempfile::TempDir, Connection) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("repo");
         let huge_body: String = (0..400)
             .map(|i| format!("    total += line_{i} * rate  # accumulate entry {i}\n"))
             .collect();
@@ -1126,16 +1123,8 @@ def checkout(order):\n    \"\"\"Reserve the stock, then charge the customer.\"\"
                 "from shop.orders import checkout\n\ndef test_checkout():\n    assert checkout([])\n",
             ),
         ];
-        for (path, content) in files {
-            let p = root.join(path);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, content).unwrap();
-        }
-        let db = dir.path().join("index.db");
-        // As `Index::build` runs it with the default options.
-        index::run(&index::test_run_options(&root, &db)).unwrap();
-        let conn = store::open(&db, Mode::ReadOnly).unwrap();
-        (dir, conn)
+        // Indexed as `Index::build` runs it with the default options.
+        index::test_fixture(&files)
     }
 
     /// A query whose words only a file without definitions holds (documentation, here)

@@ -162,6 +162,25 @@ pub(crate) fn test_run_options(root: &Path, db: &Path) -> RunOptions<'static> {
     }
 }
 
+/// A fixture repository for unit tests: `files` (path, text) written into a temporary folder,
+/// indexed with `test_run_options` and opened read-only. The folder lives as long as the
+/// returned guard.
+#[cfg(test)]
+pub(crate) fn test_fixture(files: &[(&str, &str)]) -> (tempfile::TempDir, Connection) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    std::fs::create_dir_all(&root).unwrap();
+    for (path, text) in files {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let db = dir.path().join("index.db");
+    run(&test_run_options(&root, &db)).unwrap();
+    let conn = store::open(&db, Mode::ReadOnly).unwrap();
+    (dir, conn)
+}
+
 pub fn run(opts: &RunOptions<'_>) -> Result<IndexSummary> {
     let started = Instant::now();
     let mut lap = Lap::new(started);

@@ -537,28 +537,18 @@ pub fn looks_like_identifier(word: &str) -> bool {
 mod tests {
     use super::*;
     use crate::index;
-    use crate::store::{self, Mode};
 
     /// Ten functions whose signatures all hold `amount`, one that also holds `refund`.
     fn ledger() -> (tempfile::TempDir, Connection) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("repo");
-        std::fs::create_dir_all(&root).unwrap();
         let mut code: String = (0..10)
             .map(|i| format!("def entry_{i}(amount):\n    return amount + {i}\n\n"))
             .collect();
         code.push_str("def refund_amount(amount, refund):\n    return amount - refund\n");
-        std::fs::write(root.join("ledger.py"), code).unwrap();
-        let db = dir.path().join("index.db");
-        index::run(&index::test_run_options(&root, &db)).unwrap();
-        let conn = store::open(&db, Mode::ReadOnly).unwrap();
-        (dir, conn)
+        index::test_fixture(&[("ledger.py", &code)])
     }
 
     #[test]
     fn definition_hits_score_as_the_full_text_index_does() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("repo");
         let files: &[(&str, &str)] = &[
             (
                 "billing/refund.py",
@@ -582,14 +572,7 @@ mod tests {
                  pub struct TaxTable;\n",
             ),
         ];
-        for (path, text) in files {
-            let p = root.join(path);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        }
-        let db = dir.path().join("index.db");
-        index::run(&index::test_run_options(&root, &db)).unwrap();
-        let conn = store::open(&db, Mode::ReadOnly).unwrap();
+        let (_dir, conn) = index::test_fixture(files);
         // Words fewer than half the definitions hold, scored exactly as FTS5 scores them.
         for query in [
             "refund",
@@ -652,8 +635,6 @@ mod tests {
     /// one of the same words.
     #[test]
     fn files_whose_text_holds_the_issue_words_rank_first_in_every_language() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("repo");
         let files: &[(&str, &str)] = &[
             (
                 "app/upload.py",
@@ -682,14 +663,7 @@ mod tests {
                 "Resizing the window redraws the canvas; a lost context is restored.\n",
             ),
         ];
-        for (path, text) in files {
-            let p = root.join(path);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        }
-        let db = dir.path().join("index.db");
-        index::run(&index::test_run_options(&root, &db)).unwrap();
-        let conn = store::open(&db, Mode::ReadOnly).unwrap();
+        let (_dir, conn) = index::test_fixture(files);
         for (issue, wanted) in [
             (
                 "Resuming an upload fails: chunk checksum mismatch",
@@ -723,20 +697,6 @@ mod tests {
         assert_eq!(terms, files.len() as i64);
     }
 
-    fn repo_of(files: &[(&str, &str)]) -> (tempfile::TempDir, Connection) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("repo");
-        for (path, text) in files {
-            let p = root.join(path);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        }
-        let db = dir.path().join("index.db");
-        index::run(&index::test_run_options(&root, &db)).unwrap();
-        let conn = store::open(&db, Mode::ReadOnly).unwrap();
-        (dir, conn)
-    }
-
     /// Type declarations beside JavaScript sources, a Python helper script in a C++ library:
     /// the code of a language the repository barely uses ranks below the sources that say as
     /// much. C headers in a C++ tree, TSX beside TypeScript, are the same language.
@@ -762,7 +722,7 @@ mod tests {
             .iter()
             .map(|(p, t)| (p.as_str(), t.as_str()))
             .collect();
-        let (_dir, conn) = repo_of(&files);
+        let (_dir, conn) = index::test_fixture(&files);
         let weights = FileWeights::load(&conn).unwrap();
         assert_eq!(weights.minor, ["typescript"]);
         let ranked = rank_files(&conn, "duration humanize ignores milliseconds", 5).unwrap();
@@ -795,7 +755,7 @@ mod tests {
             .iter()
             .map(|(p, t)| (p.as_str(), t.as_str()))
             .collect();
-        let (_dir, conn) = repo_of(&files);
+        let (_dir, conn) = index::test_fixture(&files);
         let weights = FileWeights::load(&conn).unwrap();
         assert_eq!(weights.minor, ["python"]);
         assert_eq!(weights.of("c", 0), 1.0);
@@ -808,7 +768,7 @@ mod tests {
     /// (`db/migrations/`) is code like any other.
     #[test]
     fn code_under_any_directory_name_counts_in_full() {
-        let (_dir, conn) = repo_of(&[
+        let (_dir, conn) = index::test_fixture(&[
             (
                 "app/db/migrations/serializer.py",
                 "class EnumSerializer:\n    def serialize(self):\n        return self.value.name\n",
@@ -854,7 +814,7 @@ mod tests {
                 format!("def {}():\n    return \"{c}\"\n\n", name.join("_"))
             })
             .collect();
-        let (_dir, conn) = repo_of(&[
+        let (_dir, conn) = index::test_fixture(&[
             (".github/ISSUE_TEMPLATE/1_broken_site.yml", &format!("body:\n{template}")),
             ("devscripts/make_issue_template.py", &generator),
             (
@@ -873,7 +833,7 @@ mod tests {
         let ranked = rank_files(&conn, issue, 3).unwrap();
         assert_eq!(ranked[0].path, "tool/extractor/tiktok.py", "{ranked:?}");
         // Without a template nothing is left out.
-        let (_dir, conn) = repo_of(&[("a.py", "def a():\n    pass\n")]);
+        let (_dir, conn) = index::test_fixture(&[("a.py", "def a():\n    pass\n")]);
         assert_eq!(without_template_lines(&conn, issue).unwrap(), issue);
     }
 
