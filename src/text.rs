@@ -53,6 +53,39 @@ fn sub_tokens(text: &str, buf: &mut String, mut emit: impl FnMut(&str)) {
     }
 }
 
+/// `sub_tokens` of an ASCII identifier (letters, digits and underscores), byte by byte.
+fn ascii_sub_tokens(ident: &[u8], buf: &mut String, mut emit: impl FnMut(&str)) {
+    buf.clear();
+    for (i, &b) in ident.iter().enumerate() {
+        if b == b'_' {
+            if !buf.is_empty() {
+                emit(buf);
+                buf.clear();
+            }
+            continue;
+        }
+        let boundary = !buf.is_empty()
+            && b.is_ascii_uppercase()
+            && i > 0
+            && match ident[i - 1] {
+                p if p.is_ascii_lowercase() || p.is_ascii_digit() => true,
+                p if p.is_ascii_uppercase() => {
+                    ident.get(i + 1).is_some_and(|n| n.is_ascii_lowercase())
+                }
+                _ => false,
+            };
+        if boundary {
+            emit(buf);
+            buf.clear();
+        }
+        buf.push(b.to_ascii_lowercase() as char);
+    }
+    if !buf.is_empty() {
+        emit(buf);
+        buf.clear();
+    }
+}
+
 /// Words that carry no meaning for code search.
 const STOPWORDS: &[&str] = &[
     "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been",
@@ -75,12 +108,17 @@ pub fn words(text: &str, whole: bool, mut emit: impl FnMut(&str)) {
             continue;
         }
         let mut parts = 0;
-        sub_tokens(raw, &mut buf, |part| {
+        let mut part = |part: &str| {
             if keep(part) {
                 emit(part);
                 parts += 1;
             }
-        });
+        };
+        if raw.is_ascii() {
+            ascii_sub_tokens(raw.as_bytes(), &mut buf, &mut part);
+        } else {
+            sub_tokens(raw, &mut buf, &mut part);
+        }
         if whole && parts > 1 {
             let lower = raw.to_lowercase();
             if keep(&lower) {
@@ -90,8 +128,39 @@ pub fn words(text: &str, whole: bool, mut emit: impl FnMut(&str)) {
     }
 }
 
+/// `STOPWORDS` as integers (see `packed`), in the same order: a lookup compares integers.
+const STOPWORD_KEYS: [u64; STOPWORDS.len()] = {
+    let mut keys = [0; STOPWORDS.len()];
+    let mut i = 0;
+    while i < keys.len() {
+        keys[i] = packed(STOPWORDS[i].as_bytes());
+        i += 1;
+    }
+    keys
+};
+
+/// A word of at most eight bytes as a big-endian integer padded with zero bytes: integers
+/// order as the words do (words hold no zero byte).
+const fn packed(word: &[u8]) -> u64 {
+    let mut key = 0u64;
+    let mut i = 0;
+    while i < 8 {
+        key <<= 8;
+        if i < word.len() {
+            key |= word[i] as u64;
+        }
+        i += 1;
+    }
+    key
+}
+
 fn keep(word: &str) -> bool {
-    word.chars().nth(1).is_some() && STOPWORDS.binary_search(&word).is_err()
+    // Every stopword is at most eight bytes long.
+    word.len() > 8
+        || (word.chars().nth(1).is_some()
+            && STOPWORD_KEYS
+                .binary_search(&packed(word.as_bytes()))
+                .is_err())
 }
 
 /// A whole file's search words for the full-text file index: its path's and its text's
@@ -176,8 +245,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stopwords_are_sorted_for_binary_search() {
+    fn stopwords_are_sorted_short_words() {
         assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(STOPWORD_KEYS.windows(2).all(|w| w[0] < w[1]));
+        assert!(STOPWORDS.iter().all(|w| w.len() <= 8 && !keep(w)));
+        assert!(keep("often") && keep("abou") && keep("thesaurus") && !keep("x"));
     }
 
     #[test]
@@ -238,6 +310,34 @@ mod tests {
         assert_eq!(get("of"), None);
         assert_eq!(get("a"), None);
         assert!(found.postings.windows(2).all(|w| w[0].0 < w[1].0));
+    }
+
+    #[test]
+    fn ascii_identifiers_split_as_any_text_does() {
+        for ident in [
+            "parseHTTPRequest",
+            "get_user",
+            "__init__",
+            "XMLParser",
+            "Vec2D",
+            "ABC",
+            "aB",
+            "Ab",
+            "a1B2c3",
+            "HTTP2Server",
+            "_",
+            "x",
+            "snake_Case_MIX",
+            "IOError",
+            "v2_API_Key9",
+        ] {
+            let (mut general, mut ascii) = (Vec::new(), Vec::new());
+            sub_tokens(ident, &mut String::new(), |t| general.push(t.to_string()));
+            ascii_sub_tokens(ident.as_bytes(), &mut String::new(), |t| {
+                ascii.push(t.to_string())
+            });
+            assert_eq!(general, ascii, "{ident}");
+        }
     }
 
     #[test]
