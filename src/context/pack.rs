@@ -325,6 +325,7 @@ fn query_ranking(conn: &Connection, repo: &Repo, query: &str) -> Result<Vec<usiz
     if !rank_files::has_words(query) {
         crate::error::invalid!("the query {query:?} has no words to look for");
     }
+    let query = &rank_files::own_query(conn, query)?;
     let hits = repomap::query_hits(conn, query, rank_files::TOP_DEFINITIONS)?;
     let by_hit: Vec<usize> = hits
         .iter()
@@ -1148,6 +1149,34 @@ def checkout(order):\n    \"\"\"Reserve the stock, then charge the customer.\"\"
         let packed: Vec<&str> = pack.files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(packed, ["docs/refunds.md"]);
         assert!(pack.text.contains("fourteen days"), "{}", pack.text);
+    }
+
+    /// Lines an issue copies from the repository's issue template choose no root: the
+    /// definitions the pack starts from are found from what the reporter wrote, as the files
+    /// `rank-files` ranks are.
+    #[test]
+    fn lines_from_the_issue_template_choose_no_root() {
+        let template =
+            "---\nname: Bug report\n---\nDescribe how the warehouse should hold the items\n";
+        let (_dir, conn) = index::test_fixture(&[
+            (".github/ISSUE_TEMPLATE/bug_report.md", template),
+            (
+                "shop/stock.py",
+                "def hold(items):\n    \"\"\"Hold the items in the warehouse.\"\"\"\n    return items\n",
+            ),
+            (
+                "shop/payments.py",
+                "def charge(card, amount):\n    \"\"\"Charge a card once.\"\"\"\n    return amount\n",
+            ),
+        ]);
+        let repo = Repo::load(&conn, None).unwrap();
+        let issue = "Describe how the warehouse should hold the items\n\nA card is charged twice.";
+        let roots = roots(&conn, &repo, &Target::Query(issue.into())).unwrap();
+        let names: Vec<&str> = roots
+            .iter()
+            .map(|&d| repo.defs[d].qualified_name.as_str())
+            .collect();
+        assert_eq!(names, ["shop.payments.charge"]);
     }
 
     /// A script without definitions is matched as a whole file and packed whole.

@@ -242,8 +242,9 @@ pub fn render_in(conn: &Connection, repo: &Repo, opts: &Options) -> Result<RepoM
         .map(|d| (d, 1.0))
         .collect();
     if let Some(q) = &opts.query {
-        let hits = query_hits(conn, q, QUERY_HITS)?;
-        seeds.extend(query_seeds(repo, q, &hits));
+        let q = rank_files::own_query(conn, q)?;
+        let hits = query_hits(conn, &q, QUERY_HITS)?;
+        seeds.extend(query_seeds(repo, &q, &hits));
     }
     let ranked = rank_definitions(repo, &seeds);
     if ranked.is_empty() {

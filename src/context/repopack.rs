@@ -614,8 +614,9 @@ fn read_entries(
         {
             needed.insert(f.path, i);
         }
-        let hits = repomap::query_hits(conn, task, 400)?;
-        let seeds = repomap::query_seeds(repo, task, &hits);
+        let task = crate::query::rank_files::own_query(conn, task)?;
+        let hits = repomap::query_hits(conn, &task, 400)?;
+        let seeds = repomap::query_seeds(repo, &task, &hits);
         if !seeds.is_empty() {
             restart.iter_mut().for_each(|w| *w = 0.0);
             for (d, w) in seeds {

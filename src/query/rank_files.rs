@@ -74,8 +74,8 @@ pub fn rank_files(conn: &Connection, query: &str, limit: usize) -> Result<Vec<Ra
     if !has_words(query) {
         crate::error::invalid!("the query {query:?} has no words to look for");
     }
-    let own = without_template_lines(conn, query)?;
-    let query = if has_words(&own) { own.as_str() } else { query };
+    let own = own_query(conn, query)?;
+    let query = own.as_str();
     let weights = FileWeights::load(conn)?;
     let by_definition = by_best_definition(conn, &weights, query)?;
     let named = named_files(conn, &weights, query)?;
@@ -194,6 +194,19 @@ pub struct DefinitionHit {
     pub path: String,
     pub qualified_name: String,
     pub score: f64,
+}
+
+/// What the query says in its own words: `query` without the lines it copies from the
+/// repository's issue templates (`without_template_lines`), or all of it when nothing else is
+/// left. Everything that ranks for a query (files, the map's and the pack's definitions) reads
+/// this; it leaves its own result unchanged.
+pub fn own_query(conn: &Connection, query: &str) -> Result<String> {
+    let own = without_template_lines(conn, query)?;
+    Ok(if has_words(&own) {
+        own
+    } else {
+        query.to_string()
+    })
 }
 
 /// The query without the lines it copies from the repository's issue templates (files whose
