@@ -5,8 +5,7 @@
 use crate::ids::{base_name, ORDINAL_BITS};
 use anyhow::Result;
 use rusqlite::{params, Connection, OptionalExtension};
-use rustc_hash::FxHashMap;
-use std::collections::HashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// A posting: an id (a file's or a definition's) and its values.
 pub type Entry<const N: usize> = (i64, [u32; N]);
@@ -70,8 +69,8 @@ struct Postings<const N: usize> {
     /// New postings by word, in the order files arrived.
     added: FxHashMap<String, Vec<Entry<N>>>,
     /// Files whose postings leave, and the words they held.
-    gone_files: HashSet<i64>,
-    gone_terms: HashSet<String>,
+    gone_files: FxHashSet<i64>,
+    gone_terms: FxHashSet<String>,
 }
 
 impl<const N: usize> Postings<N> {
@@ -81,8 +80,8 @@ impl<const N: usize> Postings<N> {
             ordinal_bits,
             full,
             added: FxHashMap::default(),
-            gone_files: HashSet::new(),
-            gone_terms: HashSet::new(),
+            gone_files: FxHashSet::default(),
+            gone_terms: FxHashSet::default(),
         }
     }
 
@@ -126,17 +125,17 @@ impl<const N: usize> Postings<N> {
         let mut remove = conn.prepare_cached(&format!("DELETE FROM {table} WHERE term = ?1"))?;
         let mut blob = Vec::new();
         for (word, mut postings) in added {
-            let stored: Option<Vec<u8>> = if full {
-                None
-            } else {
-                read.query_row([&word], |r| r.get(0)).optional()?
-            };
-            if let Some(stored) = stored {
-                decode(&stored, |id, values| {
-                    if !gone_files.contains(&(id >> ordinal_bits)) {
-                        postings.push((id, values))
-                    }
-                });
+            if !full {
+                // Decoded where SQLite holds the blob: no copy of each stored list.
+                read.query_row([&word], |r| {
+                    decode(r.get_ref(0)?.as_blob()?, |id, values| {
+                        if !gone_files.contains(&(id >> ordinal_bits)) {
+                            postings.push((id, values))
+                        }
+                    });
+                    Ok(())
+                })
+                .optional()?;
             }
             if !full || postings.windows(2).any(|w| w[0].0 >= w[1].0) {
                 postings.sort_unstable();
