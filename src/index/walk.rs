@@ -7,7 +7,9 @@
 use anyhow::{bail, Context, Result};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::{WalkBuilder, WalkState};
-use std::collections::{BTreeMap, HashSet};
+use rustc_hash::FxHashSet;
+use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -172,10 +174,11 @@ pub fn walk(opts: &WalkOptions) -> Result<(Vec<Candidate>, Skipped)> {
     let found = Mutex::new(Vec::new());
     // Every entry the walk was shown, and the folders it went into: whatever else those
     // folders hold was hidden from it by ignore files, which `ignore` does not report.
-    let seen = Mutex::new(HashSet::new());
+    // Paths as their bytes, hashed with Fx: hashing a `PathBuf` parses it into components.
+    let seen = Mutex::new(FxHashSet::<OsString>::default());
     // What each folder the walk went into holds, listed as it goes in (on the walk's
     // threads), for the comparison with `seen` once the walk is over.
-    let listed = Mutex::new(list_folder(root));
+    let listed = Mutex::new(os_strings(list_folder(root)));
     let skipped = Mutex::new(Skipped::new());
     let skip = |reason: SkipReason, path: String| {
         skipped
@@ -210,7 +213,7 @@ pub fn walk(opts: &WalkOptions) -> Result<(Vec<Candidate>, Skipped)> {
             }
             seen.lock()
                 .expect("walk lock")
-                .insert(entry.path().to_path_buf());
+                .insert(entry.path().as_os_str().to_owned());
             let rel = relative(entry.path(), root);
             let name = entry.file_name().to_string_lossy();
             let Some(ft) = entry.file_type() else {
@@ -256,7 +259,10 @@ pub fn walk(opts: &WalkOptions) -> Result<(Vec<Candidate>, Skipped)> {
                 };
             }
             if is_dir {
-                listed.lock().expect("walk lock").extend(children);
+                listed
+                    .lock()
+                    .expect("walk lock")
+                    .extend(os_strings(children));
                 return WalkState::Continue;
             }
             if !ft.is_file() {
@@ -297,7 +303,7 @@ pub fn walk(opts: &WalkOptions) -> Result<(Vec<Candidate>, Skipped)> {
     let seen = seen.into_inner().expect("walk lock");
     for path in listed.into_inner().expect("walk lock") {
         if !seen.contains(&path) {
-            skip(SkipReason::IgnoreRules, relative(&path, root));
+            skip(SkipReason::IgnoreRules, relative(Path::new(&path), root));
         }
     }
     let mut files = found.into_inner().expect("walk lock");
@@ -323,6 +329,10 @@ fn list_folder(dir: &Path) -> Vec<PathBuf> {
     std::fs::read_dir(dir)
         .map(|entries| entries.flatten().map(|e| e.path()).collect())
         .unwrap_or_default()
+}
+
+fn os_strings(paths: Vec<PathBuf>) -> Vec<OsString> {
+    paths.into_iter().map(PathBuf::into_os_string).collect()
 }
 
 /// A folder holding a `pyvenv.cfg` (given its entries) is a Python virtual environment.
