@@ -833,9 +833,13 @@ fn rank_files(
     }
     let mut out = std::io::stdout().lock();
     for f in ranked {
+        let copy = f
+            .copy_of
+            .map(|of| format!("  (copy of {of})"))
+            .unwrap_or_default();
         writeln!(
             out,
-            "{:>7.4}  {}  {}",
+            "{:>7.4}  {}  {}{copy}",
             f.score,
             f.path,
             f.symbol.as_deref().unwrap_or("")

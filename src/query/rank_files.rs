@@ -27,7 +27,7 @@ use crate::store::writer::FLAG_TEST;
 pub use crate::text::words;
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 
@@ -39,6 +39,9 @@ pub struct RankedFile {
     /// The best-matching definition's qualified name (absent for files named by path only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub symbol: Option<String>,
+    /// The file ranked above that this one nearly copies (see `copies_after_originals`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub copy_of: Option<String>,
 }
 
 /// Definitions read per query: enough for every file in reach of the top; more only costs.
@@ -92,6 +95,7 @@ pub fn rank_files(conn: &Connection, query: &str, limit: usize) -> Result<Vec<Ra
                 path,
                 score,
                 symbol,
+                copy_of: None,
             },
         );
     }
@@ -101,25 +105,95 @@ pub fn rank_files(conn: &Connection, query: &str, limit: usize) -> Result<Vec<Ra
                 path,
                 score: 0.0,
                 symbol: None,
+                copy_of: None,
             });
             entry.score += weight / (RRF_K + rank as f64 + 1.0);
         }
     }
-    let mut ranked: Vec<RankedFile> = fused
-        .into_values()
-        .map(|mut f| {
+    let mut ranked: Vec<(i64, RankedFile)> = fused
+        .into_iter()
+        .map(|(id, mut f)| {
             // Scaled so that a first place in the definitions' list alone scores 1.
             f.score = (f.score * (RRF_K + 1.0) * 1e4).round() / 1e4;
-            f
+            (id, f)
         })
         .collect();
-    ranked.sort_by(|a, b| {
+    ranked.sort_by(|(_, a), (_, b)| {
         b.score
             .total_cmp(&a.score)
             .then_with(|| a.path.cmp(&b.path))
     });
+    copies_after_originals(conn, &mut ranked)?;
     ranked.truncate(limit);
-    Ok(ranked)
+    Ok(ranked.into_iter().map(|(_, f)| f).collect())
+}
+
+/// Files at the head of the ranking compared with each other for copies.
+const COPY_WINDOW: usize = 15;
+/// Two files whose distinct tokens overlap this much (shared over all) are copies.
+const COPY_OVERLAP: f64 = 0.6;
+/// A file with fewer distinct tokens than this has too little text to be called a copy.
+const COPY_MIN_TOKENS: usize = 30;
+/// Bytes of a file compared: copies share their beginnings, and a query reads no more.
+const COPY_PREFIX_BYTES: usize = 64 << 10;
+
+/// Moves each file of the ranking's head that nearly copies a file ranked above it (a bundle
+/// built from the sources, an older version of the documentation, one more variant of a
+/// tutorial) after the head's other files, marked with the file it copies and scored as the
+/// file before it: one text in several copies takes one place, not several.
+fn copies_after_originals(conn: &Connection, ranked: &mut Vec<(i64, RankedFile)>) -> Result<()> {
+    let head = ranked.len().min(COPY_WINDOW);
+    let mut read = conn.prepare_cached("SELECT content FROM file_contents WHERE file_id = ?1")?;
+    let mut contents = Vec::with_capacity(head);
+    for (id, _) in &ranked[..head] {
+        let content: Option<String> = read.query_row([id], |r| r.get(0)).optional()?;
+        contents.push(content.unwrap_or_default());
+    }
+    let tokens: Vec<FxHashSet<&str>> = contents.iter().map(|c| distinct_tokens(c)).collect();
+    let (mut originals, mut copies): (Vec<usize>, Vec<(usize, usize)>) = (Vec::new(), Vec::new());
+    for i in 0..head {
+        match originals.iter().find(|&&j| is_copy(&tokens[i], &tokens[j])) {
+            Some(&j) => copies.push((i, j)),
+            None => originals.push(i),
+        }
+    }
+    if copies.is_empty() {
+        return Ok(());
+    }
+    for &(i, j) in &copies {
+        ranked[i].1.copy_of = Some(ranked[j].1.path.clone());
+    }
+    let order = originals
+        .into_iter()
+        .chain(copies.into_iter().map(|(i, _)| i))
+        .chain(head..ranked.len());
+    let mut taken: Vec<Option<(i64, RankedFile)>> = ranked.drain(..).map(Some).collect();
+    ranked.extend(order.filter_map(|i| taken[i].take()));
+    for i in 1..ranked.len() {
+        ranked[i].1.score = ranked[i].1.score.min(ranked[i - 1].1.score);
+    }
+    Ok(())
+}
+
+/// The distinct runs of letters, digits and underscores in the first `COPY_PREFIX_BYTES`.
+fn distinct_tokens(content: &str) -> FxHashSet<&str> {
+    let mut end = content.len().min(COPY_PREFIX_BYTES);
+    while !content.is_char_boundary(end) {
+        end -= 1;
+    }
+    content[..end]
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+fn is_copy(a: &FxHashSet<&str>, b: &FxHashSet<&str>) -> bool {
+    if a.len() < COPY_MIN_TOKENS || b.len() < COPY_MIN_TOKENS {
+        return false;
+    }
+    let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let shared = small.iter().filter(|t| large.contains(*t)).count();
+    shared as f64 >= COPY_OVERLAP * (a.len() + b.len() - shared) as f64
 }
 
 /// How much a file's matches count: 1 for the repository's code, `SECONDARY` for tests,
@@ -713,6 +787,78 @@ mod tests {
     /// Type declarations beside JavaScript sources, a Python helper script in a C++ library:
     /// the code of a language the repository barely uses ranks below the sources that say as
     /// much. C headers in a C++ tree, TSX beside TypeScript, are the same language.
+    /// A bundle built from the sources matches a query as its source does: the second of the
+    /// two follows the other files instead of taking the second place, and says what it copies.
+    #[test]
+    fn a_copy_follows_the_other_files() {
+        let body = "  const delay = config.backoff * Math.pow(2, attempt);\n\
+                    \x20 if (attempt >= config.maxRetries) { throw new RetryError(config.url, attempt); }\n\
+                    \x20 return sleep(delay).then(() => send(config, attempt + 1));\n\
+                    \x20 // jitter keeps clients from retrying in step; headers and cookies stay as sent\n\
+                    \x20 const jitter = random() * delay / 4; log(config.verbose, 'retry', jitter);\n";
+        let source = format!("export function retryRequest(config, attempt) {{\n{body}}}\n");
+        let bundle = format!(
+            "(function (global) {{\n'use strict';\nfunction retryRequest(config, attempt) {{\n{body}}}\nglobal.retryRequest = retryRequest;\n}})(this);\n"
+        );
+        let files = [
+            ("src/retry.js", source.as_str()),
+            ("dist/bundle.js", bundle.as_str()),
+            (
+                "src/timeout.js",
+                "export function timeoutError(config) {\n  return new Error(`request timed out after ${config.timeout} ms, no retry`);\n}\n",
+            ),
+        ];
+        let (_dir, conn) = index::test_fixture(&files);
+        let ranked = rank_files(
+            &conn,
+            "retryRequest backoff: retry the request after a timeout",
+            5,
+        )
+        .unwrap();
+        // Whichever of the two comes first, the other is after the timeout's file.
+        let paths: Vec<&str> = ranked.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths.len(), 3, "{ranked:?}");
+        assert_eq!(paths[1], "src/timeout.js", "{ranked:?}");
+        let mut copies = [paths[0], paths[2]];
+        copies.sort_unstable();
+        assert_eq!(copies, ["dist/bundle.js", "src/retry.js"]);
+        assert_eq!(ranked[2].copy_of.as_deref(), Some(paths[0]));
+        assert_eq!(
+            (ranked[0].copy_of.as_ref(), ranked[1].copy_of.as_ref()),
+            (None, None)
+        );
+        assert!(
+            ranked.windows(2).all(|w| w[0].score >= w[1].score),
+            "{ranked:?}"
+        );
+    }
+
+    #[test]
+    fn files_are_copies_when_most_of_their_tokens_are_shared() {
+        let words = |n: usize, from: usize| -> String {
+            (from..from + n).map(|i| format!("word{i} ")).collect()
+        };
+        let (a, b, c) = (words(40, 0), words(40, 5), words(40, 30));
+        let tokens = |t: &str| {
+            distinct_tokens(t)
+                .into_iter()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(tokens("a_b, c9 a_b").len(), 2);
+        let (ta, tb, tc) = (
+            distinct_tokens(&a),
+            distinct_tokens(&b),
+            distinct_tokens(&c),
+        );
+        // 35 shared of 45: a copy; 10 shared of 70: not one.
+        assert!(is_copy(&ta, &tb));
+        assert!(!is_copy(&ta, &tc));
+        // Too little text to tell.
+        let short = words(10, 0);
+        assert!(!is_copy(&distinct_tokens(&short), &distinct_tokens(&short)));
+    }
+
     #[test]
     fn code_in_a_minor_language_counts_less() {
         let mut files: Vec<(String, String)> = (0..7)

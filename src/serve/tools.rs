@@ -896,6 +896,9 @@ fn rank_files(served: &Served, a: RankArgs) -> Result<Answer> {
             if let Some(sym) = &f.symbol {
                 s.push_str(&format!("  {sym}"));
             }
+            if let Some(of) = &f.copy_of {
+                s.push_str(&format!("  (copy of {of})"));
+            }
             if ranked.many() {
                 s.push_str(&format!("  [{}]", repo.name));
             }
