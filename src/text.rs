@@ -245,7 +245,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stopwords_are_sorted_short_words() {
+    fn stopwords_are_sorted_and_at_most_eight_bytes() {
         assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
         assert!(STOPWORD_KEYS.windows(2).all(|w| w[0] < w[1]));
         assert!(STOPWORDS.iter().all(|w| w.len() <= 8 && !keep(w)));

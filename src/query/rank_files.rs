@@ -784,9 +784,6 @@ mod tests {
         assert_eq!(terms, files.len() as i64);
     }
 
-    /// Type declarations beside JavaScript sources, a Python helper script in a C++ library:
-    /// the code of a language the repository barely uses ranks below the sources that say as
-    /// much. C headers in a C++ tree, TSX beside TypeScript, are the same language.
     /// A bundle built from the sources matches a query as its source does: the second of the
     /// two follows the other files instead of taking the second place, and says what it copies.
     #[test]
@@ -839,13 +836,7 @@ mod tests {
             (from..from + n).map(|i| format!("word{i} ")).collect()
         };
         let (a, b, c) = (words(40, 0), words(40, 5), words(40, 30));
-        let tokens = |t: &str| {
-            distinct_tokens(t)
-                .into_iter()
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(tokens("a_b, c9 a_b").len(), 2);
+        assert_eq!(distinct_tokens("a_b, c9 a_b").len(), 2);
         let (ta, tb, tc) = (
             distinct_tokens(&a),
             distinct_tokens(&b),
@@ -859,6 +850,9 @@ mod tests {
         assert!(!is_copy(&distinct_tokens(&short), &distinct_tokens(&short)));
     }
 
+    /// Type declarations beside JavaScript sources, a Python helper script in a C++ library:
+    /// the code of a language the repository barely uses ranks below the sources that say as
+    /// much. C headers in a C++ tree, TSX beside TypeScript, are the same language.
     #[test]
     fn code_in_a_minor_language_counts_less() {
         let mut files: Vec<(String, String)> = (0..7)
