@@ -68,9 +68,9 @@ struct Postings<const N: usize> {
     full: bool,
     /// New postings by word, in the order files arrived.
     added: FxHashMap<String, Vec<Entry<N>>>,
-    /// Files whose postings leave, and the words they held.
+    /// Files whose postings leave, and the entries they held by word.
     gone_files: FxHashSet<i64>,
-    gone_terms: FxHashSet<String>,
+    gone: FxHashMap<String, Vec<Entry<N>>>,
 }
 
 impl<const N: usize> Postings<N> {
@@ -81,7 +81,7 @@ impl<const N: usize> Postings<N> {
             full,
             added: FxHashMap::default(),
             gone_files: FxHashSet::default(),
-            gone_terms: FxHashSet::default(),
+            gone: FxHashMap::default(),
         }
     }
 
@@ -94,9 +94,11 @@ impl<const N: usize> Postings<N> {
         }
     }
 
-    /// Takes file `file`'s entries out of the postings of `words`.
-    fn remove(&mut self, file: i64, words: impl Iterator<Item = String>) {
-        self.gone_terms.extend(words);
+    /// Takes file `file`'s entries out of the postings of their words.
+    fn remove(&mut self, file: i64, entries: impl Iterator<Item = (String, Entry<N>)>) {
+        for (word, entry) in entries {
+            self.gone.entry(word).or_default().push(entry);
+        }
         self.gone_files.insert(file);
     }
 
@@ -108,10 +110,23 @@ impl<const N: usize> Postings<N> {
             full,
             mut added,
             gone_files,
-            gone_terms,
+            gone,
         } = self;
-        for word in gone_terms {
-            added.entry(word).or_default();
+        // A word whose entries leave and come back the same (a re-extracted file's words
+        // that the edit did not touch, the usual case) keeps its stored postings as they are.
+        for (word, mut left) in gone {
+            left.sort_unstable();
+            match added.get_mut(&word) {
+                Some(came) => {
+                    came.sort_unstable();
+                    if *came == left {
+                        added.remove(&word);
+                    }
+                }
+                None => {
+                    added.insert(word, Vec::new());
+                }
+            }
         }
         // Written in key order, the table grows by appending.
         let mut added: Vec<(String, Vec<Entry<N>>)> = added.into_iter().collect();
@@ -191,7 +206,8 @@ impl FileWords {
             return Ok(());
         };
         let (_, counts) = crate::text::file_words(&path, &content);
-        self.0.remove(file, counts.into_iter().map(|(w, _)| w));
+        self.0
+            .remove(file, counts.into_iter().map(|(w, n)| (w, (file, [n]))));
         conn.prepare_cached("DELETE FROM file_words WHERE file_id = ?1")?
             .execute([file])?;
         Ok(())
@@ -254,8 +270,19 @@ impl DefinitionWords {
         let found = crate::text::definition_words(columns.iter().map(stored_columns));
         self.rows -= found.lengths.len() as i64;
         self.words -= found.lengths.iter().map(|&n| i64::from(n)).sum::<i64>();
-        self.postings
-            .remove(file, found.postings.into_iter().map(|(w, _)| w));
+        let base = file << ORDINAL_BITS;
+        let lengths = &found.lengths;
+        self.postings.remove(
+            file,
+            found.postings.into_iter().flat_map(|(word, list)| {
+                list.into_iter().map(move |(o, weight)| {
+                    (
+                        word.clone(),
+                        (base + i64::from(o), [weight, lengths[o as usize]]),
+                    )
+                })
+            }),
+        );
         Ok(())
     }
 
@@ -314,5 +341,64 @@ mod tests {
         let mut cut = Vec::new();
         decode(&blob[..blob.len() - 1], |f, n: [u32; 1]| cut.push((f, n)));
         assert_eq!(cut, postings[..3]);
+    }
+
+    /// A run that takes files' entries out and puts entries back: a word whose entries come
+    /// back the same is left as stored, the others are rewritten, emptied ones removed.
+    #[test]
+    fn an_update_rewrites_only_the_words_whose_entries_changed() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE t(term TEXT PRIMARY KEY, postings BLOB NOT NULL) WITHOUT ROWID",
+        )
+        .unwrap();
+        let stored = |conn: &Connection| -> Vec<(String, Vec<Entry<1>>)> {
+            let mut q = conn
+                .prepare("SELECT term, postings FROM t ORDER BY term")
+                .unwrap();
+            q.query_map([], |r| {
+                let mut list = Vec::new();
+                decode(&r.get::<_, Vec<u8>>(1)?, |id, v| list.push((id, v)));
+                Ok((r.get(0)?, list))
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+        };
+        let mut first = Postings::<1>::new("t", 0, true);
+        for (word, file, n) in [
+            ("same", 1, 2),
+            ("same", 2, 1),
+            ("edit", 1, 1),
+            ("gone", 1, 4),
+        ] {
+            first.add(word, std::iter::once((file, [n])));
+        }
+        first.finish(&conn).unwrap();
+        // File 1 re-extracted: "same" as before, "edit" counted twice, "gone" gone, "new" new.
+        let mut run = Postings::<1>::new("t", 0, false);
+        let old = [("same", 2), ("edit", 1), ("gone", 4)];
+        run.remove(1, old.iter().map(|&(w, n)| (w.to_string(), (1, [n]))));
+        for (word, n) in [("same", 2), ("edit", 2), ("new", 1)] {
+            run.add(word, std::iter::once((1, [n])));
+        }
+        let before: i64 = conn
+            .query_row("SELECT total_changes()", [], |r| r.get(0))
+            .unwrap();
+        run.finish(&conn).unwrap();
+        let after: i64 = conn
+            .query_row("SELECT total_changes()", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(
+            after - before,
+            3,
+            "edit and new written, gone deleted, same untouched"
+        );
+        let want: Vec<(String, Vec<Entry<1>>)> = vec![
+            ("edit".into(), vec![(1, [2])]),
+            ("new".into(), vec![(1, [1])]),
+            ("same".into(), vec![(1, [2]), (2, [1])]),
+        ];
+        assert_eq!(stored(&conn), want);
     }
 }
