@@ -340,7 +340,7 @@ fn query_ranking(conn: &Connection, repo: &Repo, query: &str) -> Result<Vec<usiz
         let top = ranked.into_iter().take(rank_files::TOP_DEFINITIONS);
         top.map(|(d, _)| d).collect()
     };
-    let ranked_files = rank_files::rank_files(conn, query, RANKED_FILES)?;
+    let ranked_files = rank_files::rank_own_query(conn, query, RANKED_FILES)?;
     let by_file = file_representatives(repo, &hits, &ranked_files);
     let mut fused: HashMap<usize, f64> = HashMap::new();
     for list in [by_hit, by_rank, by_file] {

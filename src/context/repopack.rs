@@ -26,6 +26,7 @@ use crate::context::render::{cdata, fence, xml_escape};
 use crate::context::repomap;
 use crate::context::skeleton::file_skeleton;
 use crate::context::tokens::{self, Account, Tokenizer};
+use crate::query::rank_files;
 use crate::store::writer::{FLAG_INVALID_UTF8, FLAG_TEST};
 use anyhow::Result;
 use rusqlite::Connection;
@@ -608,13 +609,13 @@ fn read_entries(
     // A task: the files it needs by position, and the walk restarting where it points.
     let mut needed: HashMap<String, usize> = HashMap::new();
     if let Some(task) = opts.task.as_deref() {
-        for (i, f) in crate::query::rank_files::rank_files(conn, task, Options::TASK_FILES)?
+        let task = rank_files::own_query(conn, task)?;
+        for (i, f) in rank_files::rank_own_query(conn, &task, Options::TASK_FILES)?
             .into_iter()
             .enumerate()
         {
             needed.insert(f.path, i);
         }
-        let task = crate::query::rank_files::own_query(conn, task)?;
         let hits = repomap::query_hits(conn, &task, 400)?;
         let seeds = repomap::query_seeds(repo, &task, &hits);
         if !seeds.is_empty() {

@@ -166,14 +166,16 @@ pub(crate) fn test_run_options(root: &Path, db: &Path) -> RunOptions<'static> {
 /// indexed with `test_run_options` and opened read-only. The folder lives as long as the
 /// returned guard.
 #[cfg(test)]
-pub(crate) fn test_fixture(files: &[(&str, &str)]) -> (tempfile::TempDir, Connection) {
+pub(crate) fn test_fixture(
+    files: &[(impl AsRef<str>, impl AsRef<str>)],
+) -> (tempfile::TempDir, Connection) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("repo");
     std::fs::create_dir_all(&root).unwrap();
     for (path, text) in files {
-        let p = root.join(path);
+        let p = root.join(path.as_ref());
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
+        std::fs::write(p, text.as_ref()).unwrap();
     }
     let db = dir.path().join("index.db");
     run(&test_run_options(&root, &db)).unwrap();

@@ -74,11 +74,14 @@ const TEMPLATE_LINE_WORDS: usize = 4;
 
 /// The files that best answer `query`, best first, at most `limit`.
 pub fn rank_files(conn: &Connection, query: &str, limit: usize) -> Result<Vec<RankedFile>> {
+    rank_own_query(conn, &own_query(conn, query)?, limit)
+}
+
+/// `rank_files` of a query that `own_query` has already taken the template lines out of.
+pub fn rank_own_query(conn: &Connection, query: &str, limit: usize) -> Result<Vec<RankedFile>> {
     if !has_words(query) {
         crate::error::invalid!("the query {query:?} has no words to look for");
     }
-    let own = own_query(conn, query)?;
-    let query = own.as_str();
     let weights = FileWeights::load(conn)?;
     let by_definition = by_best_definition(conn, &weights, query)?;
     let named = named_files(conn, &weights, query)?;
@@ -141,7 +144,7 @@ const COPY_PREFIX_BYTES: usize = 64 << 10;
 /// built from the sources, an older version of the documentation, one more variant of a
 /// tutorial) after the head's other files, marked with the file it copies and scored as the
 /// file before it: one text in several copies takes one place, not several.
-fn copies_after_originals(conn: &Connection, ranked: &mut Vec<(i64, RankedFile)>) -> Result<()> {
+fn copies_after_originals(conn: &Connection, ranked: &mut [(i64, RankedFile)]) -> Result<()> {
     let head = ranked.len().min(COPY_WINDOW);
     let mut read = conn.prepare_cached("SELECT content FROM file_contents WHERE file_id = ?1")?;
     let mut contents = Vec::with_capacity(head);
@@ -150,26 +153,16 @@ fn copies_after_originals(conn: &Connection, ranked: &mut Vec<(i64, RankedFile)>
         contents.push(content.unwrap_or_default());
     }
     let tokens: Vec<FxHashSet<&str>> = contents.iter().map(|c| distinct_tokens(c)).collect();
-    let (mut originals, mut copies): (Vec<usize>, Vec<(usize, usize)>) = (Vec::new(), Vec::new());
+    let mut originals: Vec<usize> = Vec::new();
     for i in 0..head {
         match originals.iter().find(|&&j| is_copy(&tokens[i], &tokens[j])) {
-            Some(&j) => copies.push((i, j)),
+            Some(&j) => ranked[i].1.copy_of = Some(ranked[j].1.path.clone()),
             None => originals.push(i),
         }
     }
-    if copies.is_empty() {
-        return Ok(());
-    }
-    for &(i, j) in &copies {
-        ranked[i].1.copy_of = Some(ranked[j].1.path.clone());
-    }
-    let order = originals
-        .into_iter()
-        .chain(copies.into_iter().map(|(i, _)| i))
-        .chain(head..ranked.len());
-    let mut taken: Vec<Option<(i64, RankedFile)>> = ranked.drain(..).map(Some).collect();
-    ranked.extend(order.filter_map(|i| taken[i].take()));
-    for i in 1..ranked.len() {
+    // A stable sort: the originals keep their order, and the copies theirs after them.
+    ranked[..head].sort_by_key(|(_, f)| f.copy_of.is_some());
+    for i in 1..head {
         ranked[i].1.score = ranked[i].1.score.min(ranked[i - 1].1.score);
     }
     Ok(())
@@ -273,7 +266,7 @@ pub struct DefinitionHit {
 /// What the query says in its own words: `query` without the lines it copies from the
 /// repository's issue templates (`without_template_lines`), or all of it when nothing else is
 /// left. Everything that ranks for a query (files, the map's and the pack's definitions) reads
-/// this; it leaves its own result unchanged.
+/// this.
 pub fn own_query(conn: &Connection, query: &str) -> Result<String> {
     let own = without_template_lines(conn, query)?;
     Ok(if has_words(&own) {
@@ -871,10 +864,6 @@ mod tests {
             "types/plugin/duration.d.ts".into(),
             "/** humanize() ignores milliseconds under a second. */\nexport declare function duration(ms: number): { milliseconds: number; humanize(): number }\n".into(),
         ));
-        let files: Vec<(&str, &str)> = files
-            .iter()
-            .map(|(p, t)| (p.as_str(), t.as_str()))
-            .collect();
         let (_dir, conn) = index::test_fixture(&files);
         let weights = FileWeights::load(&conn).unwrap();
         assert_eq!(weights.minor, ["typescript"]);
@@ -904,10 +893,6 @@ mod tests {
             "def format_width(w):\n    # truncates the width of the version banner\n    return w\n"
                 .into(),
         ));
-        let files: Vec<(&str, &str)> = files
-            .iter()
-            .map(|(p, t)| (p.as_str(), t.as_str()))
-            .collect();
         let (_dir, conn) = index::test_fixture(&files);
         let weights = FileWeights::load(&conn).unwrap();
         assert_eq!(weights.minor, ["python"]);
@@ -968,8 +953,11 @@ mod tests {
             })
             .collect();
         let (_dir, conn) = index::test_fixture(&[
-            (".github/ISSUE_TEMPLATE/1_broken_site.yml", &format!("body:\n{template}")),
-            ("devscripts/make_issue_template.py", &generator),
+            (
+                ".github/ISSUE_TEMPLATE/1_broken_site.yml",
+                format!("body:\n{template}").as_str(),
+            ),
+            ("devscripts/make_issue_template.py", generator.as_str()),
             (
                 "tool/extractor/tiktok.py",
                 "def extract_video(url):\n    raise ValueError('unable to extract webpage video data')\n",

@@ -94,10 +94,13 @@ impl<const N: usize> Postings<N> {
         }
     }
 
-    /// Takes file `file`'s entries out of the postings of their words.
-    fn remove(&mut self, file: i64, entries: impl Iterator<Item = (String, Entry<N>)>) {
-        for (word, entry) in entries {
-            self.gone.entry(word).or_default().push(entry);
+    /// Takes file `file`'s entries (as `add` was given them) out of the postings of `word`.
+    fn remove(&mut self, file: i64, word: &str, entries: impl Iterator<Item = Entry<N>>) {
+        match self.gone.get_mut(word) {
+            Some(list) => list.extend(entries),
+            None => {
+                self.gone.insert(word.to_string(), entries.collect());
+            }
         }
         self.gone_files.insert(file);
     }
@@ -206,8 +209,9 @@ impl FileWords {
             return Ok(());
         };
         let (_, counts) = crate::text::file_words(&path, &content);
-        self.0
-            .remove(file, counts.into_iter().map(|(w, n)| (w, (file, [n]))));
+        for (word, n) in &counts {
+            self.0.remove(file, word, std::iter::once((file, [*n])));
+        }
         conn.prepare_cached("DELETE FROM file_words WHERE file_id = ?1")?
             .execute([file])?;
         Ok(())
@@ -216,6 +220,18 @@ impl FileWords {
     pub fn finish(self, conn: &Connection) -> Result<()> {
         self.0.finish(conn)
     }
+}
+
+/// The entries of one word's definitions in file `file` (ordinals and weighted counts, from
+/// `found.postings`): each definition's id, its weighted count and its length.
+fn definition_entries<'a>(
+    file: i64,
+    found: &'a crate::text::DefinitionWords,
+    list: &'a [(u32, u32)],
+) -> impl Iterator<Item = Entry<2>> + 'a {
+    let base = file << ORDINAL_BITS;
+    list.iter()
+        .map(move |&(o, weight)| (base + i64::from(o), [weight, found.lengths[o as usize]]))
 }
 
 /// Meta keys of the definition word index's collection: how many definitions, and how many
@@ -243,12 +259,9 @@ impl DefinitionWords {
 
     /// Records the words of file `file`'s definitions.
     pub fn insert(&mut self, file: i64, found: &crate::text::DefinitionWords) {
-        let base = file << ORDINAL_BITS;
         for (word, list) in &found.postings {
-            let entries = list
-                .iter()
-                .map(|&(o, weight)| (base + i64::from(o), [weight, found.lengths[o as usize]]));
-            self.postings.add(word, entries);
+            self.postings
+                .add(word, definition_entries(file, found, list));
         }
         self.rows += found.lengths.len() as i64;
         self.words += found.lengths.iter().map(|&n| i64::from(n)).sum::<i64>();
@@ -270,19 +283,10 @@ impl DefinitionWords {
         let found = crate::text::definition_words(columns.iter().map(stored_columns));
         self.rows -= found.lengths.len() as i64;
         self.words -= found.lengths.iter().map(|&n| i64::from(n)).sum::<i64>();
-        let base = file << ORDINAL_BITS;
-        let lengths = &found.lengths;
-        self.postings.remove(
-            file,
-            found.postings.into_iter().flat_map(|(word, list)| {
-                list.into_iter().map(move |(o, weight)| {
-                    (
-                        word.clone(),
-                        (base + i64::from(o), [weight, lengths[o as usize]]),
-                    )
-                })
-            }),
-        );
+        for (word, list) in &found.postings {
+            self.postings
+                .remove(file, word, definition_entries(file, &found, list));
+        }
         Ok(())
     }
 
@@ -377,8 +381,9 @@ mod tests {
         first.finish(&conn).unwrap();
         // File 1 re-extracted: "same" as before, "edit" counted twice, "gone" gone, "new" new.
         let mut run = Postings::<1>::new("t", 0, false);
-        let old = [("same", 2), ("edit", 1), ("gone", 4)];
-        run.remove(1, old.iter().map(|&(w, n)| (w.to_string(), (1, [n]))));
+        for (word, n) in [("same", 2), ("edit", 1), ("gone", 4)] {
+            run.remove(1, word, std::iter::once((1, [n])));
+        }
         for (word, n) in [("same", 2), ("edit", 2), ("new", 1)] {
             run.add(word, std::iter::once((1, [n])));
         }
