@@ -25,6 +25,7 @@ from pathlib import Path
 STAGES = {
     "1_walk": "walk (and the artifact's decompression, when starting from one)",
     "2_extract_write": "read, parse and extract; write",
+    "2_word_indexes": "word indexes' postings",
     "3_resolve": "resolve references",
     "4_indexes": "secondary indexes",
     "5_unique_names": "unique qualified names",

@@ -450,6 +450,9 @@ fn update(
         summary.removed += 1;
     }
     lap.record(summary, "2_extract_write");
+    // Before resolution: a full build holds every file's postings in memory until then.
+    writer.write_word_indexes()?;
+    lap.record(summary, "2_word_indexes");
     let stage = |name: &str| {
         if let Some(progress) = &opts.progress {
             progress(name, to_read.len(), to_read.len());

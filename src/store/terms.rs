@@ -66,11 +66,44 @@ struct Postings<const N: usize> {
     ordinal_bits: u32,
     /// A full build: no word is stored yet.
     full: bool,
-    /// New postings by word, in the order files arrived.
+    /// New postings by word, in the order files arrived (an incremental run).
     added: FxHashMap<String, Vec<Entry<N>>>,
+    /// A full build's postings by word, encoded as they arrive.
+    encoded: FxHashMap<Box<str>, Encoded>,
     /// Files whose postings leave, and the entries they held by word.
     gone_files: FxHashSet<i64>,
     gone: FxHashMap<String, Vec<Entry<N>>>,
+}
+
+/// One word's postings as `encode` writes them, built entry by entry: a full build adds
+/// files in id order, so each entry is appended, in a fifth to a half of the memory of the
+/// entries themselves (the kernel's word indexes otherwise held a gigabyte until the end).
+#[derive(Default)]
+struct Encoded {
+    bytes: Vec<u8>,
+    last: i64,
+}
+
+impl Encoded {
+    fn push<const N: usize>(&mut self, id: i64, values: [u32; N]) {
+        if self.bytes.is_empty() || id > self.last {
+            varint((id - self.last) as u64, &mut self.bytes);
+            for v in values {
+                varint(u64::from(v), &mut self.bytes);
+            }
+        } else {
+            // Out of order: sorted again, each id once (the lowest values), as `encode`
+            // expects.
+            let mut entries: Vec<Entry<N>> = Vec::new();
+            decode(&self.bytes, |id, values| entries.push((id, values)));
+            entries.push((id, values));
+            entries.sort_unstable();
+            entries.dedup_by_key(|p| p.0);
+            self.bytes.clear();
+            encode(&entries, &mut self.bytes);
+        }
+        self.last = self.last.max(id);
+    }
 }
 
 impl<const N: usize> Postings<N> {
@@ -80,12 +113,23 @@ impl<const N: usize> Postings<N> {
             ordinal_bits,
             full,
             added: FxHashMap::default(),
+            encoded: FxHashMap::default(),
             gone_files: FxHashSet::default(),
             gone: FxHashMap::default(),
         }
     }
 
     fn add(&mut self, word: &str, entries: impl Iterator<Item = Entry<N>>) {
+        if self.full {
+            let list = match self.encoded.get_mut(word) {
+                Some(list) => list,
+                None => self.encoded.entry(word.into()).or_default(),
+            };
+            for (id, values) in entries {
+                list.push(id, values);
+            }
+            return;
+        }
         match self.added.get_mut(word) {
             Some(list) => list.extend(entries),
             None => {
@@ -112,9 +156,23 @@ impl<const N: usize> Postings<N> {
             ordinal_bits,
             full,
             mut added,
+            encoded,
             gone_files,
             gone,
         } = self;
+        if full {
+            // Nothing is stored yet and every list is encoded: written in key order, the
+            // table grows by appending.
+            let mut encoded: Vec<(Box<str>, Encoded)> = encoded.into_iter().collect();
+            encoded.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            let mut insert = conn.prepare_cached(&format!(
+                "INSERT INTO {table}(term, postings) VALUES (?1, ?2)"
+            ))?;
+            for (word, list) in encoded {
+                insert.execute(params![&*word, list.bytes])?;
+            }
+            return Ok(());
+        }
         // A word whose entries leave and come back the same (a re-extracted file's words
         // that the edit did not touch, the usual case) keeps its stored postings as they are.
         for (word, mut left) in gone {
@@ -143,22 +201,18 @@ impl<const N: usize> Postings<N> {
         let mut remove = conn.prepare_cached(&format!("DELETE FROM {table} WHERE term = ?1"))?;
         let mut blob = Vec::new();
         for (word, mut postings) in added {
-            if !full {
-                // Decoded where SQLite holds the blob: no copy of each stored list.
-                read.query_row([&word], |r| {
-                    decode(r.get_ref(0)?.as_blob()?, |id, values| {
-                        if !gone_files.contains(&(id >> ordinal_bits)) {
-                            postings.push((id, values))
-                        }
-                    });
-                    Ok(())
-                })
-                .optional()?;
-            }
-            if !full || postings.windows(2).any(|w| w[0].0 >= w[1].0) {
-                postings.sort_unstable();
-                postings.dedup_by_key(|p| p.0);
-            }
+            // Decoded where SQLite holds the blob: no copy of each stored list.
+            read.query_row([&word], |r| {
+                decode(r.get_ref(0)?.as_blob()?, |id, values| {
+                    if !gone_files.contains(&(id >> ordinal_bits)) {
+                        postings.push((id, values))
+                    }
+                });
+                Ok(())
+            })
+            .optional()?;
+            postings.sort_unstable();
+            postings.dedup_by_key(|p| p.0);
             if postings.is_empty() {
                 remove.execute([&word])?;
                 continue;
@@ -345,6 +399,29 @@ mod tests {
         let mut cut = Vec::new();
         decode(&blob[..blob.len() - 1], |f, n: [u32; 1]| cut.push((f, n)));
         assert_eq!(cut, postings[..3]);
+    }
+
+    /// A full build's lists, encoded as entries arrive, are the bytes `encode` makes of the
+    /// entries sorted with each id once, in whatever order they came.
+    #[test]
+    fn lists_encoded_as_they_arrive_equal_the_sorted_encoding() {
+        let arrivals: [&[Entry<2>]; 3] = [
+            &[(5, [1, 2]), (9, [3, 4]), (1 << 40, [5, 6])],
+            &[(9, [3, 4]), (5, [1, 2]), (7, [8, 8]), (5, [0, 9])],
+            &[(0, [1, 1]), (0, [1, 0]), (3, [2, 2])],
+        ];
+        for entries in arrivals {
+            let mut list = Encoded::default();
+            for &(id, values) in entries {
+                list.push(id, values);
+            }
+            let mut sorted = entries.to_vec();
+            sorted.sort_unstable();
+            sorted.dedup_by_key(|p| p.0);
+            let mut want = Vec::new();
+            encode(&sorted, &mut want);
+            assert_eq!(list.bytes, want, "{entries:?}");
+        }
     }
 
     /// A run that takes files' entries out and puts entries back: a word whose entries come

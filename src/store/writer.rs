@@ -57,8 +57,13 @@ pub struct Writer<'c, 'o> {
     observer: Option<&'o mut dyn Observer>,
     /// An incremental run keeps the full-text index itself (see `FullText`).
     full_text: Option<FullText>,
-    words: super::terms::FileWords,
-    definition_words: super::terms::DefinitionWords,
+    /// The word indexes' changes, until `write_word_indexes` stores them.
+    word_indexes: Option<WordIndexes>,
+}
+
+struct WordIndexes {
+    files: super::terms::FileWords,
+    definitions: super::terms::DefinitionWords,
 }
 
 /// In an incremental run the full-text triggers are set aside: FTS5 writes its pending terms
@@ -110,8 +115,10 @@ impl<'c, 'o> Writer<'c, 'o> {
                 }
                 None => None,
             },
-            words: super::terms::FileWords::new(observer.is_none()),
-            definition_words: super::terms::DefinitionWords::new(observer.is_none()),
+            word_indexes: Some(WordIndexes {
+                files: super::terms::FileWords::new(observer.is_none()),
+                definitions: super::terms::DefinitionWords::new(observer.is_none()),
+            }),
             observer,
         })
     }
@@ -144,9 +151,10 @@ impl<'c, 'o> Writer<'c, 'o> {
             }
         }
         self.insert_content.execute(params![fid, rec.content])?;
-        self.words
-            .insert(self.conn, fid, rec.words.0, &rec.words.1)?;
-        self.definition_words.insert(fid, rec.definition_words);
+        let conn = self.conn;
+        let words = self.word_indexes()?;
+        words.files.insert(conn, fid, rec.words.0, &rec.words.1)?;
+        words.definitions.insert(fid, rec.definition_words);
         for r in rec.redactions {
             self.conn
                 .prepare_cached("INSERT INTO redactions(file_id, line, kind) VALUES (?1, ?2, ?3)")?
@@ -214,8 +222,10 @@ impl<'c, 'o> Writer<'c, 'o> {
         if self.full_text.is_some() {
             self.set_aside_full_text(lo, hi)?;
         }
-        self.words.delete(self.conn, fid)?;
-        self.definition_words.delete(self.conn, fid)?;
+        let conn = self.conn;
+        let words = self.word_indexes()?;
+        words.files.delete(conn, fid)?;
+        words.definitions.delete(conn, fid)?;
         self.conn
             .prepare_cached("DELETE FROM nodes WHERE id >= ?1 AND id < ?2")?
             .execute([lo, hi])?;
@@ -229,6 +239,24 @@ impl<'c, 'o> Writer<'c, 'o> {
             .prepare_cached("DELETE FROM files WHERE id = ?1")?
             .execute([fid])?;
         Ok(())
+    }
+
+    /// Stores the word indexes' changes (`finish` does, if not called before). A full build
+    /// calls it once every file is written: what it gathered in memory is freed before
+    /// resolution loads the graph. No file is inserted or deleted after it.
+    pub fn write_word_indexes(&mut self) -> Result<()> {
+        if let Some(words) = self.word_indexes.take() {
+            words.files.finish(self.conn)?;
+            words.definitions.finish(self.conn)?;
+        }
+        Ok(())
+    }
+
+    fn word_indexes(&mut self) -> Result<&mut WordIndexes> {
+        match self.word_indexes.as_mut() {
+            Some(words) => Ok(words),
+            None => bail!("a file changed after the word indexes were written"),
+        }
     }
 
     /// Records a new modification time for a file whose content did not change.
@@ -255,12 +283,7 @@ impl<'c, 'o> Writer<'c, 'o> {
     /// the first keeps it and the k-th becomes `name#k`. Only names touched by this run are
     /// re-numbered, so the outcome equals a full rebuild's.
     pub fn finish(mut self) -> Result<()> {
-        std::mem::replace(&mut self.words, super::terms::FileWords::new(true)).finish(self.conn)?;
-        std::mem::replace(
-            &mut self.definition_words,
-            super::terms::DefinitionWords::new(true),
-        )
-        .finish(self.conn)?;
+        self.write_word_indexes()?;
         if self.observer.is_none() {
             // A full build numbers every repeated name in one set-based statement.
             self.conn.execute_batch(
