@@ -217,7 +217,12 @@ pub fn definition_words<'a>(
                 }
                 length = length.saturating_add(1);
                 lower.clear();
-                lower.extend(raw.chars().flat_map(char::to_lowercase));
+                if raw.is_ascii() {
+                    lower.push_str(raw);
+                    lower.make_ascii_lowercase();
+                } else {
+                    lower.extend(raw.chars().flat_map(char::to_lowercase));
+                }
                 if !keep(&lower) {
                     continue;
                 }
