@@ -156,6 +156,8 @@ pub struct FileExtract {
     pub has_errors: bool,
     /// Parsing took too long and was abandoned: only the file node is kept.
     pub timed_out: bool,
+    /// The file's documentation declares it deprecated (`Rules::deprecated`).
+    pub deprecated: bool,
 }
 
 /// One secret taken out of a file before it was parsed or stored.

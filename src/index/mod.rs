@@ -661,6 +661,9 @@ fn read_and_extract(c: &Candidate, known: Option<&Known>) -> FileRead {
     if extract.timed_out {
         flags |= writer::FLAG_PARSE_ABANDONED;
     }
+    if extract.deprecated {
+        flags |= writer::FLAG_DEPRECATED;
+    }
     let definition_words = crate::store::writer::definition_words(&extract);
     FileRead::Extracted(Box::new(Extracted {
         language,

@@ -92,6 +92,7 @@ pub fn extract(lang: &'static Language, path: &str, text: &str) -> FileExtract {
         path,
         state: RefCell::new(lang.rules.file_state(path)),
     };
+    out.deprecated = lang.rules.deprecated(root, &cx);
     let finished = Walker {
         lang,
         cx: &cx,

@@ -227,6 +227,31 @@ impl Rules for Go {
         }
     }
 
+    /// The package comment (the comments right above `package`) holds a paragraph starting
+    /// `Deprecated:`, Go's convention for a package that another replaces.
+    fn deprecated(&self, root: Node, cx: &Cx) -> bool {
+        let mut c = root.walk();
+        let Some(clause) = root
+            .named_children(&mut c)
+            .find(|n| n.kind_str() == "package_clause")
+        else {
+            return false;
+        };
+        let mut next_line = clause.start_position().row;
+        let mut comment = clause.prev_named_sibling();
+        while let Some(n) = comment.filter(|n| n.kind_str() == "comment") {
+            if n.end_position().row + 1 < next_line {
+                break;
+            }
+            if super::declares_deprecated(cx.text(n)) {
+                return true;
+            }
+            next_line = n.start_position().row;
+            comment = n.prev_named_sibling();
+        }
+        false
+    }
+
     fn module_name(&self, path: &str, root: Node, cx: &Cx) -> String {
         let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
         let package = {

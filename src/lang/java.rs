@@ -273,6 +273,41 @@ impl Rules for Java {
         }
     }
 
+    /// Every top-level type carries `@Deprecated`: the file is the type, and it is replaced.
+    fn deprecated(&self, root: Node, cx: &Cx) -> bool {
+        let mut c = root.walk();
+        let mut types = root.named_children(&mut c).filter(|n| {
+            matches!(
+                n.kind_str(),
+                "class_declaration"
+                    | "interface_declaration"
+                    | "enum_declaration"
+                    | "record_declaration"
+                    | "annotation_type_declaration"
+            )
+        });
+        let mut any = false;
+        let all = types.all(|t| {
+            any = true;
+            let mut m = t.walk();
+            let Some(modifiers) = t
+                .named_children(&mut m)
+                .find(|n| n.kind_str() == "modifiers")
+            else {
+                return false;
+            };
+            let mut a = modifiers.walk();
+            let found = modifiers.named_children(&mut a).any(|n| {
+                matches!(n.kind_str(), "marker_annotation" | "annotation")
+                    && n.child_by_field_name("name").is_some_and(|name| {
+                        matches!(cx.text(name), "Deprecated" | "java.lang.Deprecated")
+                    })
+            });
+            found
+        });
+        any && all
+    }
+
     fn module_name(&self, path: &str, root: Node, cx: &Cx) -> String {
         let mut c = root.walk();
         let declared = root

@@ -453,6 +453,13 @@ pub trait Rules {
     /// The qualified-name prefix for everything defined in this file.
     fn module_name(&self, path: &str, root: Node, cx: &Cx) -> String;
 
+    /// Whether the file's own documentation declares it deprecated as a whole (Go's package
+    /// comment with a `Deprecated:` paragraph, Java's `@Deprecated` top-level type): code its
+    /// authors have replaced, which a query about behaviour is rarely answered by.
+    fn deprecated(&self, _root: Node, _cx: &Cx) -> bool {
+        false
+    }
+
     /// A new file's state, for the rules that remember something between its nodes (the
     /// walk makes one per file, before asking anything else about it).
     fn file_state(&self, _path: &str) -> FileState {
@@ -470,6 +477,18 @@ pub trait Rules {
     fn parser_input<'s>(&self, src: &'s str) -> Cow<'s, str> {
         Cow::Borrowed(src)
     }
+}
+
+/// A doc comment holds a paragraph (or, in Javadoc, a tag) that starts `Deprecated:` or
+/// `@deprecated`, once its comment markers are taken off.
+pub(crate) fn declares_deprecated(comment: &str) -> bool {
+    comment.lines().any(|line| {
+        let line = line
+            .trim_start()
+            .trim_start_matches(['/', '*', '#', '!'])
+            .trim_start();
+        line.starts_with("Deprecated:") || line.starts_with("@deprecated")
+    })
 }
 
 /// Helpers for the rules' regression tests on hostile input.

@@ -23,7 +23,7 @@
 //! call, a discount for files whose definitions others repeat.
 
 use crate::lang;
-use crate::store::writer::FLAG_TEST;
+use crate::store::writer::{FLAG_DEPRECATED, FLAG_TEST};
 pub use crate::text::words;
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension};
@@ -194,6 +194,12 @@ fn is_copy(a: &FxHashSet<&str>, b: &FxHashSet<&str>) -> bool {
 struct FileWeights {
     /// Language families with under `MINOR_LANGUAGE_SHARE` of the code files.
     minor: Vec<&'static str>,
+    /// Files their documentation declares deprecated, and the folders of the Go packages
+    /// declared so (a Go package is its folder: one file's package comment speaks for all).
+    deprecated_files: FxHashSet<String>,
+    deprecated_packages: FxHashSet<String>,
+    /// Folders of third-party copies (`third_party_folders`), each ending in `/`.
+    third_party: Vec<String>,
 }
 
 impl FileWeights {
@@ -218,11 +224,40 @@ impl FileWeights {
             .filter(|(_, n)| *n < MINOR_LANGUAGE_SHARE * total)
             .map(|(f, _)| f)
             .collect();
-        Ok(FileWeights { minor })
+        let mut weights = FileWeights {
+            minor,
+            deprecated_files: FxHashSet::default(),
+            deprecated_packages: FxHashSet::default(),
+            third_party: third_party_folders(conn)?,
+        };
+        let mut q = conn.prepare_cached(&format!(
+            "SELECT path, language FROM files WHERE flags & {FLAG_DEPRECATED} <> 0"
+        ))?;
+        for row in q.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
+            let (path, language) = row?;
+            if language == "go" {
+                weights
+                    .deprecated_packages
+                    .insert(folder(&path).to_string());
+            } else {
+                weights.deprecated_files.insert(path);
+            }
+        }
+        Ok(weights)
     }
 
-    fn of(&self, language: &str, flags: i64) -> f64 {
-        if is_secondary(language, flags) || self.minor.contains(&family(language)) {
+    fn of(&self, path: &str, language: &str, flags: i64) -> f64 {
+        let deprecated = self.deprecated_files.contains(path)
+            || (language == "go" && self.deprecated_packages.contains(folder(path)));
+        let third_party = self
+            .third_party
+            .iter()
+            .any(|f| path.starts_with(f.as_str()));
+        if deprecated
+            || third_party
+            || is_secondary(language, flags)
+            || self.minor.contains(&family(language))
+        {
             SECONDARY
         } else {
             1.0
@@ -231,15 +266,111 @@ impl FileWeights {
 
     /// A file row's id, path and weight, from columns id, path, language, flags (first).
     fn file(&self, r: &rusqlite::Row) -> rusqlite::Result<(i64, String, f64)> {
+        let path: String = r.get(1)?;
         let language = r.get_ref(2)?.as_str().unwrap_or_default();
-        let w = self.of(language, r.get(3)?);
-        Ok((r.get(0)?, r.get(1)?, w))
+        let w = self.of(&path, language, r.get(3)?);
+        Ok((r.get(0)?, path, w))
     }
 }
 
 /// Tests and files that are not code: what a query about behaviour is rarely answered by.
 pub fn is_secondary(language: &str, flags: i64) -> bool {
     flags & FLAG_TEST != 0 || lang::by_name(language).is_none()
+}
+
+/// Folders that hold a copy of another project: a licence file below the top whose text is
+/// not the repository's own licence (a vendored library under its own terms, `decNumber/`
+/// in jq, jQuery in Django's admin), told apart from a workspace's member packages, which
+/// repeat the project's licence (with their own copyright lines). A repository without a
+/// licence at its top says nothing this way, and neither does a folder whose code uses the
+/// project's (`stands_alone`).
+fn third_party_folders(conn: &Connection) -> Result<Vec<String>> {
+    let mut q = conn.prepare_cached(
+        "SELECT f.path, f.language, c.content FROM files f \
+         JOIN file_contents c ON c.file_id = f.id \
+         WHERE f.path LIKE '%licen%' OR f.path LIKE '%copying%' ORDER BY f.path",
+    )?;
+    let mut own: Vec<FxHashSet<String>> = Vec::new();
+    let mut nested: Vec<(String, FxHashSet<String>)> = Vec::new();
+    let mut rows = q.query([])?;
+    while let Some(r) = rows.next()? {
+        let path = r.get_ref(0)?.as_str().unwrap_or_default();
+        let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+        let language = r.get_ref(1)?.as_str().unwrap_or_default();
+        let is_licence =
+            name.contains("license") || name.contains("licence") || name.starts_with("copying");
+        if !is_licence || lang::by_name(language).is_some() {
+            continue;
+        }
+        let words = licence_words(r.get_ref(2)?.as_str().unwrap_or_default());
+        match path.rsplit_once('/') {
+            None => own.push(words),
+            Some((folder, _)) => nested.push((format!("{folder}/"), words)),
+        }
+    }
+    if own.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut folders: Vec<String> = nested
+        .into_iter()
+        .filter(|(_, words)| !own.iter().any(|o| similar(o, words)))
+        .map(|(folder, _)| folder)
+        .collect();
+    folders.dedup();
+    let mut copies = Vec::with_capacity(folders.len());
+    for folder in folders {
+        if stands_alone(conn, &folder)? {
+            copies.push(folder);
+        }
+    }
+    Ok(copies)
+}
+
+/// Whether the code under `folder` (ending in `/`) uses nothing outside it: no import,
+/// include, call or base resolved with confidence into another folder's file. A vendored
+/// library stands alone; code a project took in under its first licence and made its own
+/// (Django's `dispatch/`, from PyDispatcher) uses the project.
+fn stands_alone(conn: &Connection, folder: &str) -> Result<bool> {
+    // Paths under `a/b/` sort between `a/b/` and `a/b0` ('0' follows '/'). CROSS JOIN
+    // keeps this order: from the folder's files to their edges, not a scan of every edge.
+    let end = format!("{}0", &folder[..folder.len() - 1]);
+    let mut q = conn.prepare_cached(&format!(
+        "SELECT EXISTS (SELECT 1 FROM files f CROSS JOIN nodes s ON s.file_id = f.id \
+         CROSS JOIN edges e ON e.source_id = s.id CROSS JOIN nodes t ON t.id = e.target_id \
+         CROSS JOIN files g ON g.id = t.file_id \
+         WHERE f.path > ?1 AND f.path < ?2 AND e.kind <> 'contains' \
+         AND e.confidence >= {CONFIDENT_USE} AND NOT (g.path > ?1 AND g.path < ?2))"
+    ))?;
+    let uses_outside: bool = q.query_row([folder, end.as_str()], |r| r.get(0))?;
+    Ok(!uses_outside)
+}
+
+/// The least confidence of an edge that says one file uses another: imports, includes,
+/// members of known types; not a name that merely occurs elsewhere (0.5 and below).
+const CONFIDENT_USE: f64 = 0.8;
+
+/// A licence's words, lowercase, without its copyright lines (whose holders and years
+/// differ between a project's packages).
+fn licence_words(text: &str) -> FxHashSet<String> {
+    text.lines()
+        .filter(|l| !l.to_ascii_lowercase().contains("copyright"))
+        .flat_map(|l| l.split(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Nine in ten of the distinct words shared: the same licence, reformatted or reworded a
+/// little.
+fn similar(a: &FxHashSet<String>, b: &FxHashSet<String>) -> bool {
+    let shared = a.intersection(b).count();
+    let all = a.len() + b.len() - shared;
+    all > 0 && shared * 10 >= all * 9
+}
+
+/// The folder a path is in (`""` at the top).
+fn folder(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(folder, _)| folder)
 }
 
 /// A language and its dialects count as one: a header is C or C++ by guess, a React
@@ -896,7 +1027,7 @@ mod tests {
         let (_dir, conn) = index::test_fixture(&files);
         let weights = FileWeights::load(&conn).unwrap();
         assert_eq!(weights.minor, ["python"]);
-        assert_eq!(weights.of("c", 0), 1.0);
+        assert_eq!(weights.of("src/format.cpp", "c", 0), 1.0);
         // The script holds more of the words; the library's source is still first.
         let ranked = rank_files(&conn, "format_width truncates the width", 5).unwrap();
         assert_eq!(ranked[0].path, "src/format.cpp", "{ranked:?}");
@@ -1013,5 +1144,186 @@ mod tests {
         assert!(looks_like_path("query.py"));
         assert!(!looks_like_path("e.g"));
         assert!(!looks_like_path(".py"));
+    }
+
+    /// Two copies of one DNS resolver: the old one in a package whose comment declares it
+    /// deprecated (in another file of the package, as Go puts it in `doc.go`), the new one
+    /// with fewer of the query's words.
+    #[test]
+    fn a_deprecated_go_package_ranks_after_its_replacement() {
+        let resolver = |package: &str, extra: &str| {
+            format!(
+                "package {package}\n\n// dnsResolver resolves names by DNS lookups{extra}.\n\
+                 type dnsResolver struct{{}}\n\n// Resolve starts a DNS lookup of target{extra}.\n\
+                 func (d *dnsResolver) Resolve(target string) {{}}\n"
+            )
+        };
+        let files = [
+            (
+                "naming/doc.go",
+                "// Package naming resolves names.\n//\n// Deprecated: please use package \
+                 resolver.\npackage naming\n"
+                    .to_string(),
+            ),
+            (
+                "naming/dns_resolver.go",
+                resolver("naming", " with a rate limit"),
+            ),
+            ("resolver/dns/dns_resolver.go", resolver("dns", "")),
+        ];
+        let (_dir, conn) = index::test_fixture(&files);
+        let flagged: Vec<String> = conn
+            .prepare("SELECT path FROM files WHERE flags & 16 <> 0")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(flagged, ["naming/doc.go"]);
+        let ranked = rank_files(&conn, "rate limit the DNS resolver lookups", 5).unwrap();
+        let paths: Vec<&str> = ranked.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(
+            paths[..2],
+            ["resolver/dns/dns_resolver.go", "naming/dns_resolver.go"]
+        );
+    }
+
+    /// A Java type marked `@Deprecated` makes its file deprecated; one deprecated method does
+    /// not.
+    #[test]
+    fn a_deprecated_java_type_marks_its_file() {
+        let files = [
+            (
+                "src/OldParser.java",
+                "package p;\n\n@Deprecated\npublic class OldParser {\n    \
+                 /** Parses a date string in any time zone. */\n    \
+                 public Date parse(String text) { return null; }\n}\n",
+            ),
+            (
+                "src/DateParser.java",
+                "package p;\n\npublic class DateParser {\n    \
+                 /** Parses a date string. */\n    @Deprecated\n    \
+                 public Date parse(String text) { return null; }\n}\n",
+            ),
+            (
+                "src/Sums.java",
+                "package p;\n\npublic class Sums {\n    \
+                 public int add(int a, int b) { return a + b; }\n}\n",
+            ),
+        ];
+        let (_dir, conn) = index::test_fixture(&files);
+        let flags = |path: &str| -> i64 {
+            conn.query_row("SELECT flags FROM files WHERE path = ?1", [path], |r| {
+                r.get(0)
+            })
+            .unwrap()
+        };
+        assert_eq!(
+            flags("src/OldParser.java") & FLAG_DEPRECATED,
+            FLAG_DEPRECATED
+        );
+        assert_eq!(flags("src/DateParser.java") & FLAG_DEPRECATED, 0);
+        // The deprecated parser holds more of the words; its replacement is still first.
+        let ranked = rank_files(&conn, "parsing a date string in a time zone fails", 5).unwrap();
+        let paths: Vec<&str> = ranked.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(
+            paths[..2],
+            ["src/DateParser.java", "src/OldParser.java"],
+            "{ranked:?}"
+        );
+    }
+
+    const MIT: &str = "Permission is hereby granted, free of charge, to any person obtaining a \
+        copy of this software and associated documentation files (the Software), to deal in \
+        the Software without restriction, including without limitation the rights to use, \
+        copy, modify, merge, publish, distribute, sublicense, and/or sell copies of the \
+        Software.\nTHE SOFTWARE IS PROVIDED AS IS, WITHOUT WARRANTY OF ANY KIND.\n";
+
+    /// A folder whose licence is another project's is a copy of that project; a workspace
+    /// member repeating the repository's licence under its own copyright line is not.
+    #[test]
+    fn a_vendored_library_ranks_after_the_projects_own_code() {
+        let number = |extra: &str| {
+            format!(
+                "/* Compares two decimal numbers{extra}. */\nint number_compare(int a, int b) \
+                 {{ return a - b; }}\n"
+            )
+        };
+        let files = [
+            (
+                "COPYING".to_string(),
+                format!("Copyright (C) 2012 A. Author\n\n{MIT}"),
+            ),
+            (
+                "src/decimal/ICU-license.html".to_string(),
+                "<p>ICU License</p><p>COPYRIGHT AND PERMISSION NOTICE. Permission to use, \
+                 copy and distribute this software is granted provided that the above \
+                 notice(s) appear in all copies and in supporting documentation.</p>"
+                    .to_string(),
+            ),
+            (
+                "src/decimal/number.c".to_string(),
+                number(" with overflow checks and rounding"),
+            ),
+            (
+                "tools/LICENSE".to_string(),
+                format!("Copyright (c) 2019 The Tools Authors\n\n{MIT}"),
+            ),
+            (
+                "tools/compare.c".to_string(),
+                number(" for the command line"),
+            ),
+            ("src/value.c".to_string(), number(" with overflow checks")),
+            (
+                "src/io.c".to_string(),
+                "/* Writes a buffer to a stream. */\nint write_all(int fd) { return fd; }\n"
+                    .to_string(),
+            ),
+        ];
+        let (_dir, conn) = index::test_fixture(&files);
+        assert_eq!(third_party_folders(&conn).unwrap(), ["src/decimal/"]);
+        // The vendored copy holds more of the words; the project's own code is still first.
+        let ranked = rank_files(
+            &conn,
+            "compare decimal numbers: overflow checks and rounding",
+            5,
+        )
+        .unwrap();
+        assert_eq!(ranked[0].path, "src/value.c", "{ranked:?}");
+        let vendored = ranked.iter().position(|f| f.path == "src/decimal/number.c");
+        assert!(vendored.is_some_and(|i| i > 0), "{ranked:?}");
+    }
+
+    /// Code taken in under its first licence and made the project's own uses the project:
+    /// it is not a copy of another project. A folder under another licence whose code uses
+    /// nothing outside it is.
+    #[test]
+    fn code_under_another_licence_that_uses_the_project_is_its_own() {
+        let bsd = "Redistribution and use in source and binary forms, with or without \
+                   modification, are permitted provided that the conditions are met. Neither \
+                   the name of PyDispatcher nor the names of its contributors may be used to \
+                   endorse or promote products derived from this software.\n";
+        let files = [
+            ("LICENSE", MIT.to_string()),
+            ("app/dispatch/license.txt", bsd.to_string()),
+            (
+                "app/dispatch/dispatcher.py",
+                "from app.utils import make_id\n\n\nclass Signal:\n    \
+                 def connect(self, receiver):\n        return make_id(receiver)\n"
+                    .to_string(),
+            ),
+            (
+                "app/utils.py",
+                "def make_id(target):\n    return id(target)\n".to_string(),
+            ),
+            ("lib/vendored/license.txt", bsd.to_string()),
+            (
+                "lib/vendored/signals.py",
+                "class Signal:\n    def connect(self, receiver):\n        return receiver\n"
+                    .to_string(),
+            ),
+        ];
+        let (_dir, conn) = index::test_fixture(&files);
+        assert_eq!(third_party_folders(&conn).unwrap(), ["lib/vendored/"]);
     }
 }

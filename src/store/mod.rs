@@ -30,6 +30,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0008_file_words.sql"),
     include_str!("../../migrations/0009_definition_terms.sql"),
     include_str!("../../migrations/0010_text_file_words.sql"),
+    include_str!("../../migrations/0011_deprecated_flag.sql"),
 ];
 
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;

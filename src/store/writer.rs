@@ -29,6 +29,8 @@ pub const FLAG_TEST: i64 = 1;
 pub const FLAG_SYNTAX_ERRORS: i64 = 2;
 pub const FLAG_INVALID_UTF8: i64 = 4;
 pub const FLAG_PARSE_ABANDONED: i64 = 8;
+/// The file's own documentation declares it deprecated (`lang::Rules::deprecated`).
+pub const FLAG_DEPRECATED: i64 = 16;
 
 /// Told of each file an incremental run replaces: before its rows are deleted and right
 /// after its nodes are inserted. The resolution side compares the two to know what it must

@@ -1,0 +1,7 @@
+-- codebase-indexer schema, version 11.
+--
+-- `files.flags` gains 16: the file's own documentation declares it deprecated (a Go
+-- package comment with a `Deprecated:` paragraph, a Java file whose every top-level type is
+-- `@Deprecated`); `rank-files` counts such code as it counts tests. No table changes; a
+-- database of an older version is rebuilt, as after every schema change, so that its files
+-- carry the flag.
