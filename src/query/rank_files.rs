@@ -7,7 +7,8 @@
 //!   signature and docstring (`nodes_fts`), for any of the query's words;
 //! - tests, documentation and other text files weigh less: a query about behaviour is
 //!   answered by the code that has it; so does code in a language the repository barely uses
-//!   (under 15% of its code files: helper scripts, type declarations beside the sources);
+//!   (under 15% of its code files: helper scripts, type declarations beside the sources),
+//!   a vendored copy of another project and code its own documentation declares deprecated;
 //! - identifiers and paths written as code in the query (`QuerySet.update`, `get_user_model`,
 //!   `models/query.py`) name files directly; that list is fused with the first by reciprocal
 //!   rank;
@@ -15,6 +16,8 @@
 //!   `store::terms`), which finds what the issue quotes from bodies (messages, flags, calls)
 //!   on every visible evaluation set, not only Django, and the documentation, configuration
 //!   and data files some fixes edit (docs/measurements.md);
+//! - and a fourth, the crash site: the innermost frame of a quoted stack trace that is the
+//!   repository's own code;
 //! - the lines an issue copies from the repository's issue templates (checklists, headings,
 //!   instructions) are not the reporter's words and are left out of the query.
 //!
