@@ -243,7 +243,14 @@ impl Rules for Go {
             if n.end_position().row + 1 < next_line {
                 break;
             }
-            if super::declares_deprecated(cx.text(n)) {
+            let deprecated = cx.text(n).lines().any(|line| {
+                let line = line
+                    .trim_start()
+                    .trim_start_matches(['/', '*'])
+                    .trim_start();
+                line.starts_with("Deprecated:")
+            });
+            if deprecated {
                 return true;
             }
             next_line = n.start_position().row;

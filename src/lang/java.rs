@@ -297,13 +297,13 @@ impl Rules for Java {
                 return false;
             };
             let mut a = modifiers.walk();
-            let found = modifiers.named_children(&mut a).any(|n| {
+            let deprecated = modifiers.named_children(&mut a).any(|n| {
                 matches!(n.kind_str(), "marker_annotation" | "annotation")
                     && n.child_by_field_name("name").is_some_and(|name| {
                         matches!(cx.text(name), "Deprecated" | "java.lang.Deprecated")
                     })
             });
-            found
+            deprecated
         });
         any && all
     }

@@ -479,18 +479,6 @@ pub trait Rules {
     }
 }
 
-/// A doc comment holds a paragraph (or, in Javadoc, a tag) that starts `Deprecated:` or
-/// `@deprecated`, once its comment markers are taken off.
-pub(crate) fn declares_deprecated(comment: &str) -> bool {
-    comment.lines().any(|line| {
-        let line = line
-            .trim_start()
-            .trim_start_matches(['/', '*', '#', '!'])
-            .trim_start();
-        line.starts_with("Deprecated:") || line.starts_with("@deprecated")
-    })
-}
-
 /// Helpers for the rules' regression tests on hostile input.
 #[cfg(test)]
 pub(crate) mod testing {
