@@ -326,7 +326,8 @@ fn query_ranking(conn: &Connection, repo: &Repo, query: &str) -> Result<Vec<usiz
         crate::error::invalid!("the query {query:?} has no words to look for");
     }
     let query = &rank_files::own_query(conn, query)?;
-    let hits = repomap::query_hits(conn, query, rank_files::TOP_DEFINITIONS)?;
+    // One reading of the definitions for both the hits and `rank-files`' files.
+    let (hits, ranked_files) = rank_files::hits_and_files(conn, query, RANKED_FILES)?;
     let by_hit: Vec<usize> = hits
         .iter()
         .filter_map(|h| repo.index_of(h.node))
@@ -340,7 +341,6 @@ fn query_ranking(conn: &Connection, repo: &Repo, query: &str) -> Result<Vec<usiz
         let top = ranked.into_iter().take(rank_files::TOP_DEFINITIONS);
         top.map(|(d, _)| d).collect()
     };
-    let ranked_files = rank_files::rank_own_query(conn, query, RANKED_FILES)?;
     let by_file = file_representatives(repo, &hits, &ranked_files);
     let mut fused: HashMap<usize, f64> = HashMap::new();
     for list in [by_hit, by_rank, by_file] {

@@ -289,19 +289,9 @@ impl Rules for Java {
         let mut any = false;
         let all = types.all(|t| {
             any = true;
-            let mut m = t.walk();
-            let Some(modifiers) = t
-                .named_children(&mut m)
-                .find(|n| n.kind_str() == "modifiers")
-            else {
-                return false;
-            };
-            let mut a = modifiers.walk();
-            let deprecated = modifiers.named_children(&mut a).any(|n| {
-                matches!(n.kind_str(), "marker_annotation" | "annotation")
-                    && n.child_by_field_name("name").is_some_and(|name| {
-                        matches!(cx.text(name), "Deprecated" | "java.lang.Deprecated")
-                    })
+            let mut deprecated = false;
+            each_annotation(t, cx, |_, name| {
+                deprecated |= matches!(name, "Deprecated" | "java.lang.Deprecated")
             });
             deprecated
         });
@@ -462,11 +452,7 @@ fn is_constant_field(field: Node, cx: &Cx) -> bool {
         // Fields of interfaces are implicitly `static final`.
         "constant_declaration" => true,
         "field_declaration" => {
-            let mut c = field.walk();
-            let Some(mods) = field
-                .named_children(&mut c)
-                .find(|n| n.kind_str() == "modifiers")
-            else {
+            let Some(mods) = modifiers(field) else {
                 return false;
             };
             let mut c = mods.walk();
@@ -479,21 +465,33 @@ fn is_constant_field(field: Node, cx: &Cx) -> bool {
 
 /// Annotations in a definition's `modifiers`, as decorators (name without `@` or arguments).
 fn annotations(def: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-    let mut c = def.walk();
-    let Some(mods) = def
-        .named_children(&mut c)
-        .find(|n| n.kind_str() == "modifiers")
-    else {
+    each_annotation(def, cx, |ann, name| {
+        out.push(cx.reference(RefKind::Decorator, name, ann))
+    });
+}
+
+/// Calls `f` with each annotation in a definition's `modifiers` and its name as written.
+fn each_annotation<'t>(def: Node<'t>, cx: &Cx<'t>, mut f: impl FnMut(Node<'t>, &'t str)) {
+    let Some(mods) = modifiers(def) else {
         return;
     };
     let mut c = mods.walk();
     for ann in mods.named_children(&mut c) {
         if matches!(ann.kind_str(), "annotation" | "marker_annotation") {
             if let Some(name) = ann.child_by_field("name") {
-                out.push(cx.reference(RefKind::Decorator, cx.text(name), ann));
+                f(ann, cx.text(name));
             }
         }
     }
+}
+
+/// A definition's `modifiers` node, if it has one.
+fn modifiers(def: Node) -> Option<Node> {
+    let mut c = def.walk();
+    let found = def
+        .named_children(&mut c)
+        .find(|n| n.kind_str() == "modifiers");
+    found
 }
 
 /// Every type named in a `superclass`, `super_interfaces` or `extends_interfaces` clause.

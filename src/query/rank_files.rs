@@ -88,11 +88,23 @@ pub fn rank_files(conn: &Connection, query: &str, limit: usize) -> Result<Vec<Ra
 
 /// `rank_files` of a query that `own_query` has already taken the template lines out of.
 pub fn rank_own_query(conn: &Connection, query: &str, limit: usize) -> Result<Vec<RankedFile>> {
+    Ok(hits_and_files(conn, query, limit)?.1)
+}
+
+/// The best `TOP_DEFINITIONS` definition hits for a query `own_query` has cleaned, and the
+/// `limit` files `rank_files` ranks from them: one reading of the files' weights and of the
+/// definitions for a caller that needs both (the query pack).
+pub fn hits_and_files(
+    conn: &Connection,
+    query: &str,
+    limit: usize,
+) -> Result<(Vec<DefinitionHit>, Vec<RankedFile>)> {
     if !has_words(query) {
         crate::error::invalid!("the query {query:?} has no words to look for");
     }
     let weights = FileWeights::load(conn)?;
-    let by_definition = by_best_definition(conn, &weights, query)?;
+    let hits = weighted_definition_hits(conn, &weights, query, TOP_DEFINITIONS)?;
+    let by_definition = by_best_definition(&hits);
     let named = named_files(conn, &weights, query)?;
     let by_text = by_file_text(conn, &weights, query, FILE_TEXT_FILES)?;
     let crash = crash_site(conn, &weights, query)?;
@@ -143,7 +155,7 @@ pub fn rank_own_query(conn: &Connection, query: &str, limit: usize) -> Result<Ve
     });
     copies_after_originals(conn, &mut ranked)?;
     ranked.truncate(limit);
-    Ok(ranked.into_iter().map(|(_, f)| f).collect())
+    Ok((hits, ranked.into_iter().map(|(_, f)| f).collect()))
 }
 
 /// Files at the head of the ranking compared with each other for copies.
@@ -575,29 +587,23 @@ fn weighted_definition_hits(
 
 /// Files (id, path) by their best definition's weighted BM25 for the query, secondary files
 /// discounted, with that definition's qualified name.
-fn by_best_definition(
-    conn: &Connection,
-    weights: &FileWeights,
-    query: &str,
-) -> Result<Vec<(i64, String, String)>> {
+fn by_best_definition(hits: &[DefinitionHit]) -> Vec<(i64, String, String)> {
     // file -> (score, path, qualified name)
-    let mut best: HashMap<i64, (f64, String, String)> = HashMap::new();
-    for hit in weighted_definition_hits(conn, weights, query, TOP_DEFINITIONS)? {
-        let entry = best
-            .entry(hit.file)
-            .or_insert((f64::MIN, hit.path, String::new()));
+    let mut best: HashMap<i64, (f64, &str, &str)> = HashMap::new();
+    for hit in hits {
+        let entry = best.entry(hit.file).or_insert((f64::MIN, &hit.path, ""));
         // Ties go to the first qualified name, whatever order SQLite returns rows in.
-        if hit.score > entry.0 || (hit.score == entry.0 && hit.qualified_name < entry.2) {
+        if hit.score > entry.0 || (hit.score == entry.0 && hit.qualified_name.as_str() < entry.2) {
             entry.0 = hit.score;
-            entry.2 = hit.qualified_name;
+            entry.2 = &hit.qualified_name;
         }
     }
-    let mut files: Vec<(i64, (f64, String, String))> = best.into_iter().collect();
-    files.sort_by(|a, b| b.1 .0.total_cmp(&a.1 .0).then_with(|| a.1 .2.cmp(&b.1 .2)));
-    Ok(files
+    let mut files: Vec<(i64, (f64, &str, &str))> = best.into_iter().collect();
+    files.sort_by(|a, b| b.1 .0.total_cmp(&a.1 .0).then_with(|| a.1 .2.cmp(b.1 .2)));
+    files
         .into_iter()
-        .map(|(file, (_, path, symbol))| (file, path, symbol))
-        .collect())
+        .map(|(file, (_, path, symbol))| (file, path.to_string(), symbol.to_string()))
+        .collect()
 }
 
 /// The `limit` text files (id, path) with the best Okapi BM25 over their whole text (path
