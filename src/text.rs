@@ -5,23 +5,35 @@
 pub fn split_identifier(ident: &str) -> String {
     let mut out = String::with_capacity(ident.len() + 8);
     let mut buf = String::new();
-    sub_tokens(ident, &mut buf, |t| {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(t);
-    });
+    sub_tokens(
+        ident,
+        |c| !c.is_alphanumeric(),
+        &mut buf,
+        |t| {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(t);
+        },
+    );
     out
 }
 
 /// Calls `emit` with each lowercase sub-token of `text` in order (see `split_identifier`),
-/// built in `buf`: nothing is allocated once `buf` holds the longest.
-fn sub_tokens(text: &str, buf: &mut String, mut emit: impl FnMut(&str)) {
+/// built in `buf`: nothing is allocated once `buf` holds the longest. Characters for which
+/// `separates` holds are dropped and end a sub-token; it must hold for every character that
+/// is not a letter or digit.
+fn sub_tokens(
+    text: &str,
+    separates: impl Fn(char) -> bool,
+    buf: &mut String,
+    mut emit: impl FnMut(&str),
+) {
     buf.clear();
     let mut prev: Option<char> = None;
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
-        if !c.is_alphanumeric() {
+        if separates(c) {
             if !buf.is_empty() {
                 emit(buf);
                 buf.clear();
@@ -42,6 +54,10 @@ fn sub_tokens(text: &str, buf: &mut String, mut emit: impl FnMut(&str)) {
         }
         if c.is_ascii() {
             buf.push(c.to_ascii_lowercase());
+        } else if c.is_lowercase() {
+            // Its own lowercase form (checked over every character by a test): no table
+            // lookup.
+            buf.push(c);
         } else {
             buf.extend(c.to_lowercase());
         }
@@ -53,38 +69,105 @@ fn sub_tokens(text: &str, buf: &mut String, mut emit: impl FnMut(&str)) {
     }
 }
 
-/// `sub_tokens` of an ASCII identifier (letters, digits and underscores), byte by byte.
-fn ascii_sub_tokens(ident: &[u8], buf: &mut String, mut emit: impl FnMut(&str)) {
-    buf.clear();
-    for (i, &b) in ident.iter().enumerate() {
-        if b == b'_' {
-            if !buf.is_empty() {
-                emit(buf);
+/// `sub_tokens` of an ASCII identifier (letters, digits and underscores). A sub-token
+/// without capitals is emitted as a slice of `ident`; only one with capitals is lowercased
+/// into `buf`.
+fn ascii_sub_tokens(ident: &str, buf: &mut String, mut emit: impl FnMut(&str)) {
+    let bytes = ident.as_bytes();
+    let mut part = |start: usize, end: usize| {
+        if start < end {
+            let token = &ident[start..end];
+            if token.bytes().any(|b| b.is_ascii_uppercase()) {
                 buf.clear();
+                buf.push_str(token);
+                buf.make_ascii_lowercase();
+                emit(buf);
+            } else {
+                emit(token);
             }
+        }
+    };
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'_' {
+            part(start, i);
+            start = i + 1;
             continue;
         }
-        let boundary = !buf.is_empty()
+        let boundary = i > start
             && b.is_ascii_uppercase()
-            && i > 0
-            && match ident[i - 1] {
+            && match bytes[i - 1] {
                 p if p.is_ascii_lowercase() || p.is_ascii_digit() => true,
                 p if p.is_ascii_uppercase() => {
-                    ident.get(i + 1).is_some_and(|n| n.is_ascii_lowercase())
+                    bytes.get(i + 1).is_some_and(|n| n.is_ascii_lowercase())
                 }
                 _ => false,
             };
         if boundary {
-            emit(buf);
-            buf.clear();
+            part(start, i);
+            start = i;
         }
-        buf.push(b.to_ascii_lowercase() as char);
     }
-    if !buf.is_empty() {
-        emit(buf);
-        buf.clear();
+    part(start, bytes.len());
+}
+
+/// Calls `each` with every maximal run of letters and digits in `text` (and underscores,
+/// when `underscores` is set), and whether the run is ASCII. ASCII bytes are classified
+/// as bytes; only other characters are decoded.
+fn runs(text: &str, underscores: bool, mut each: impl FnMut(&str, bool)) {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let mut ascii = true;
+    let mut i = 0;
+    while i < bytes.len() {
+        let (in_word, width) = match BYTE_CLASS[usize::from(bytes[i])] {
+            WORD => (true, 1),
+            SEPARATOR => (false, 1),
+            UNDERSCORE => (underscores, 1),
+            _ => {
+                // `i` is at a character's first byte: runs end only on whole characters.
+                let c = text[i..]
+                    .chars()
+                    .next()
+                    .unwrap_or(char::REPLACEMENT_CHARACTER);
+                (c.is_alphanumeric(), c.len_utf8())
+            }
+        };
+        if in_word {
+            ascii &= width == 1;
+        } else {
+            if start < i {
+                each(&text[start..i], ascii);
+            }
+            start = i + width;
+            ascii = true;
+        }
+        i += width;
+    }
+    if start < bytes.len() {
+        each(&text[start..], ascii);
     }
 }
+
+/// `runs`' classes of a byte: an ASCII letter or digit, the underscore, any other ASCII
+/// character, and the first byte of a non-ASCII character.
+const WORD: u8 = 0;
+const UNDERSCORE: u8 = 1;
+const SEPARATOR: u8 = 2;
+const NON_ASCII: u8 = 3;
+const BYTE_CLASS: [u8; 256] = {
+    let mut class = [NON_ASCII; 256];
+    let mut b = 0;
+    while b < 128 {
+        class[b] = match b as u8 {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' => WORD,
+            b'_' => UNDERSCORE,
+            _ => SEPARATOR,
+        };
+        b += 1;
+    }
+    class
+};
 
 /// Words that carry no meaning for code search.
 const STOPWORDS: &[&str] = &[
@@ -103,10 +186,7 @@ const STOPWORDS: &[&str] = &[
 /// when `whole` is set.
 pub fn words(text: &str, whole: bool, mut emit: impl FnMut(&str)) {
     let mut buf = String::new();
-    for raw in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-        if raw.is_empty() {
-            continue;
-        }
+    runs(text, true, |raw, ascii| {
         let mut parts = 0;
         let mut part = |part: &str| {
             if keep(part) {
@@ -114,10 +194,11 @@ pub fn words(text: &str, whole: bool, mut emit: impl FnMut(&str)) {
                 parts += 1;
             }
         };
-        if raw.is_ascii() {
-            ascii_sub_tokens(raw.as_bytes(), &mut buf, &mut part);
+        if ascii {
+            ascii_sub_tokens(raw, &mut buf, &mut part);
         } else {
-            sub_tokens(raw, &mut buf, &mut part);
+            // A run holds letters, digits and underscores only.
+            sub_tokens(raw, |c| c == '_', &mut buf, &mut part);
         }
         if whole && parts > 1 {
             let lower = raw.to_lowercase();
@@ -125,7 +206,7 @@ pub fn words(text: &str, whole: bool, mut emit: impl FnMut(&str)) {
                 emit(&lower);
             }
         }
-    }
+    });
 }
 
 /// `STOPWORDS` as integers (see `packed`), in the same order: a lookup compares integers.
@@ -154,13 +235,40 @@ const fn packed(word: &[u8]) -> u64 {
     key
 }
 
+/// For each lowercase ASCII letter, the range of `STOPWORD_KEYS` starting with it: a word
+/// is compared with its first letter's few stopwords only.
+const STOPWORDS_BY_LETTER: [(usize, usize); 26] = {
+    let mut ranges = [(0, 0); 26];
+    let mut i = 0;
+    while i < STOPWORDS.len() {
+        let letter = (STOPWORDS[i].as_bytes()[0] - b'a') as usize;
+        if ranges[letter].1 == 0 {
+            ranges[letter].0 = i;
+        }
+        ranges[letter].1 = i + 1;
+        i += 1;
+    }
+    ranges
+};
+
+/// Whether `word` (lowercase) is a search word: not a stopword, not a single character.
 fn keep(word: &str) -> bool {
-    // Every stopword is at most eight bytes long.
-    word.len() > 8
-        || (word.chars().nth(1).is_some()
-            && STOPWORD_KEYS
-                .binary_search(&packed(word.as_bytes()))
-                .is_err())
+    let bytes = word.as_bytes();
+    match bytes.len() {
+        0 | 1 => false,
+        // Every stopword is at most eight bytes long.
+        9.. => true,
+        len => {
+            if !bytes[0].is_ascii_lowercase() {
+                // Stopwords are lowercase ASCII; two to eight bytes may still be one character.
+                return word.chars().nth(1).is_some();
+            }
+            let mut key = [0u8; 8];
+            key[..len].copy_from_slice(bytes);
+            let (start, end) = STOPWORDS_BY_LETTER[usize::from(bytes[0] - b'a')];
+            !STOPWORD_KEYS[start..end].contains(&u64::from_be_bytes(key))
+        }
+    }
 }
 
 /// A whole file's search words for the full-text file index: its path's and its text's
@@ -211,20 +319,17 @@ pub fn definition_words<'a>(
         let ordinal = ordinal as u32;
         let mut length = 0u32;
         for (column, weight) in columns.iter().zip(DEFINITION_COLUMN_WEIGHTS) {
-            for raw in column.split(|c: char| !c.is_alphanumeric()) {
-                if raw.is_empty() {
-                    continue;
-                }
+            runs(column, false, |raw, ascii| {
                 length = length.saturating_add(1);
                 lower.clear();
-                if raw.is_ascii() {
+                if ascii {
                     lower.push_str(raw);
                     lower.make_ascii_lowercase();
                 } else {
                     lower.extend(raw.chars().flat_map(char::to_lowercase));
                 }
                 if !keep(&lower) {
-                    continue;
+                    return;
                 }
                 // A definition's entries are the last of each list: they are added in order.
                 match postings.get_mut(lower.as_str()) {
@@ -236,7 +341,7 @@ pub fn definition_words<'a>(
                         postings.insert(lower.clone(), vec![(ordinal, weight)]);
                     }
                 }
-            }
+            });
         }
         lengths.push(length);
     }
@@ -337,11 +442,58 @@ mod tests {
             "v2_API_Key9",
         ] {
             let (mut general, mut ascii) = (Vec::new(), Vec::new());
-            sub_tokens(ident, &mut String::new(), |t| general.push(t.to_string()));
-            ascii_sub_tokens(ident.as_bytes(), &mut String::new(), |t| {
-                ascii.push(t.to_string())
-            });
+            sub_tokens(
+                ident,
+                |c| !c.is_alphanumeric(),
+                &mut String::new(),
+                |t| general.push(t.to_string()),
+            );
+            ascii_sub_tokens(ident, &mut String::new(), |t| ascii.push(t.to_string()));
             assert_eq!(general, ascii, "{ident}");
+        }
+    }
+
+    #[test]
+    fn runs_split_text_as_the_character_classes_do() {
+        let text = "naïve_café getX=«Größe» 東京2 x_y\u{301}z __init__ ABC_DEF;é";
+        for underscores in [true, false] {
+            let mut found = Vec::new();
+            runs(text, underscores, |raw, ascii| {
+                assert_eq!(ascii, raw.is_ascii(), "{raw}");
+                found.push(raw.to_string());
+            });
+            let expected: Vec<String> = text
+                .split(|c: char| !(c.is_alphanumeric() || (underscores && c == '_')))
+                .filter(|raw| !raw.is_empty())
+                .map(str::to_string)
+                .collect();
+            assert_eq!(found, expected, "underscores: {underscores}");
+        }
+        let mut all = Vec::new();
+        words(text, true, |w| all.push(w.to_string()));
+        assert_eq!(
+            all,
+            [
+                "naïve",
+                "café",
+                "naïve_café",
+                "get",
+                "größe",
+                "東京2",
+                "init",
+                "abc",
+                "def",
+                "abc_def"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_lowercase_character_is_its_own_lowercase_form() {
+        for c in (0..=u32::from(char::MAX)).filter_map(char::from_u32) {
+            if c.is_lowercase() {
+                assert!(c.to_lowercase().eq([c]), "{c:?}");
+            }
         }
     }
 
