@@ -116,6 +116,9 @@ fn ascii_sub_tokens(ident: &str, buf: &mut String, mut emit: impl FnMut(&str)) {
 /// as bytes; only other characters are decoded.
 fn runs(text: &str, underscores: bool, mut each: impl FnMut(&str, bool)) {
     let bytes = text.as_bytes();
+    // Text in one language repeats a few dozen letters: each one's class is looked up in
+    // Unicode's tables once, then found here (an ASCII key marks an empty slot).
+    let mut classes = [('\0', false); 64];
     let mut start = 0;
     let mut ascii = true;
     let mut i = 0;
@@ -130,7 +133,11 @@ fn runs(text: &str, underscores: bool, mut each: impl FnMut(&str, bool)) {
                     .chars()
                     .next()
                     .unwrap_or(char::REPLACEMENT_CHARACTER);
-                (c.is_alphanumeric(), c.len_utf8())
+                let slot = &mut classes[c as usize % classes.len()];
+                if slot.0 != c {
+                    *slot = (c, c.is_alphanumeric());
+                }
+                (slot.1, c.len_utf8())
             }
         };
         if in_word {
@@ -455,7 +462,12 @@ mod tests {
 
     #[test]
     fn runs_split_text_as_the_character_classes_do() {
-        let text = "naïve_café getX=«Größe» 東京2 x_y\u{301}z __init__ ABC_DEF;é";
+        let sample = "naïve_café getX=«Größe» 東京2 x_y\u{301}z __init__ ABC_DEF;é";
+        let mut text = format!("{sample} ");
+        // Characters that share a slot of `runs`' cache of classes, letters or not.
+        text.extend((0x2000..0x2400u32).step_by(64).filter_map(char::from_u32));
+        text.extend((0x0400..0x0800u32).step_by(64).filter_map(char::from_u32));
+        let text = text.as_str();
         for underscores in [true, false] {
             let mut found = Vec::new();
             runs(text, underscores, |raw, ascii| {
@@ -470,7 +482,7 @@ mod tests {
             assert_eq!(found, expected, "underscores: {underscores}");
         }
         let mut all = Vec::new();
-        words(text, true, |w| all.push(w.to_string()));
+        words(sample, true, |w| all.push(w.to_string()));
         assert_eq!(
             all,
             [

@@ -1680,7 +1680,14 @@ pub fn binding(style: ImportStyle, imp: &Import) -> Option<&str> {
 
 /// The last identifier of a dotted, `::` or `/` path.
 pub fn last_name(text: &str) -> &str {
-    text.rsplit(['.', ':', '/', '\\']).next().unwrap_or(text)
+    // The separators are ASCII: a byte search finds them, and slicing after one is safe.
+    match text
+        .bytes()
+        .rposition(|b| matches!(b, b'.' | b':' | b'/' | b'\\'))
+    {
+        Some(i) => &text[i + 1..],
+        None => text,
+    }
 }
 
 fn join(a: &str, b: &str) -> String {
@@ -1688,5 +1695,21 @@ fn join(a: &str, b: &str) -> String {
         b.to_string()
     } else {
         format!("{a}.{b}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::last_name;
+
+    #[test]
+    fn the_last_name_follows_the_last_separator() {
+        assert_eq!(last_name("django.db.models"), "models");
+        assert_eq!(last_name("std::collections::HashMap"), "HashMap");
+        assert_eq!(last_name("github.com/x/pkg"), "pkg");
+        assert_eq!(last_name("a\\b"), "b");
+        assert_eq!(last_name("plain"), "plain");
+        assert_eq!(last_name("trailing."), "");
+        assert_eq!(last_name("naïve.café"), "café");
     }
 }
