@@ -372,11 +372,7 @@ fn doc_string(attr: Node, cx: &Cx) -> Option<String> {
 }
 
 fn arguments(call: Node) -> Option<Node> {
-    let mut c = call.walk();
-    let found = call
-        .named_children(&mut c)
-        .find(|n| n.kind_str() == "arguments");
-    found
+    call.named_child_of_kind("arguments")
 }
 
 fn first_argument(call: Node) -> Option<Node> {
@@ -384,21 +380,12 @@ fn first_argument(call: Node) -> Option<Node> {
 }
 
 fn do_block(call: Node) -> Option<Node> {
-    let mut c = call.walk();
-    let found = call
-        .named_children(&mut c)
-        .find(|n| n.kind_str() == "do_block");
-    found
+    call.named_child_of_kind("do_block")
 }
 
 /// The trailing keyword list of a call (`, do: ...`, `, for: Map`).
 fn keywords_argument(call: Node) -> Option<Node> {
-    let args = arguments(call)?;
-    let mut c = args.walk();
-    let found = args
-        .named_children(&mut c)
-        .find(|n| n.kind_str() == "keywords");
-    found
+    arguments(call)?.named_child_of_kind("keywords")
 }
 
 fn keyword_pair<'t>(call: Node<'t>, key: &str, cx: &Cx) -> Option<Node<'t>> {

@@ -230,11 +230,7 @@ impl Rules for Go {
     /// The package comment (the comments right above `package`) holds a paragraph starting
     /// `Deprecated:`, Go's convention for a package that another replaces.
     fn deprecated(&self, root: Node, cx: &Cx) -> bool {
-        let mut c = root.walk();
-        let Some(clause) = root
-            .named_children(&mut c)
-            .find(|n| n.kind_str() == "package_clause")
-        else {
+        let Some(clause) = root.named_child_of_kind("package_clause") else {
             return false;
         };
         let mut next_line = clause.start_position().row;
@@ -261,16 +257,11 @@ impl Rules for Go {
 
     fn module_name(&self, path: &str, root: Node, cx: &Cx) -> String {
         let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
-        let package = {
-            let mut c = root.walk();
-            let clause = root
-                .named_children(&mut c)
-                .find(|n| n.kind_str() == "package_clause");
-            clause
-                .and_then(|p| p.named_child(0))
-                .map(|n| cx.text(n))
-                .unwrap_or("")
-        };
+        let package = root
+            .named_child_of_kind("package_clause")
+            .and_then(|p| p.named_child(0))
+            .map(|n| cx.text(n))
+            .unwrap_or("");
         let last = dir.rsplit('/').next().unwrap_or(dir);
         if dir.is_empty() {
             package.to_string()

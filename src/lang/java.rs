@@ -452,7 +452,7 @@ fn is_constant_field(field: Node, cx: &Cx) -> bool {
         // Fields of interfaces are implicitly `static final`.
         "constant_declaration" => true,
         "field_declaration" => {
-            let Some(mods) = modifiers(field) else {
+            let Some(mods) = field.named_child_of_kind("modifiers") else {
                 return false;
             };
             let mut c = mods.walk();
@@ -472,7 +472,7 @@ fn annotations(def: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 
 /// Calls `f` with each annotation in a definition's `modifiers` and its name as written.
 fn each_annotation<'t>(def: Node<'t>, cx: &Cx<'t>, mut f: impl FnMut(Node<'t>, &'t str)) {
-    let Some(mods) = modifiers(def) else {
+    let Some(mods) = def.named_child_of_kind("modifiers") else {
         return;
     };
     let mut c = mods.walk();
@@ -483,15 +483,6 @@ fn each_annotation<'t>(def: Node<'t>, cx: &Cx<'t>, mut f: impl FnMut(Node<'t>, &
             }
         }
     }
-}
-
-/// A definition's `modifiers` node, if it has one.
-fn modifiers(def: Node) -> Option<Node> {
-    let mut c = def.walk();
-    let found = def
-        .named_children(&mut c)
-        .find(|n| n.kind_str() == "modifiers");
-    found
 }
 
 /// Every type named in a `superclass`, `super_interfaces` or `extends_interfaces` clause.

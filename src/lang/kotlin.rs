@@ -69,7 +69,7 @@ impl Rules for Kotlin {
                 };
                 Some(
                     Def::new(kind, cx.text(name).to_string(), name, node)
-                        .body(child_of_kind(node, "function_body"))
+                        .body(node.named_child_of_kind("function_body"))
                         .scope(receiver(node, name, cx)),
                 )
             }
@@ -84,7 +84,7 @@ impl Rules for Kotlin {
                 let kw = keyword(node, "constructor").unwrap_or(node);
                 Some(
                     Def::new(NodeKind::Method, class_name.to_string(), kw, node)
-                        .body(child_of_kind(node, "block")),
+                        .body(node.named_child_of_kind("block")),
                 )
             }
             "property_declaration" => constant(node, cx),
@@ -123,8 +123,8 @@ impl Rules for Kotlin {
             "enum_entry" => {
                 // An entry with a body is an anonymous subclass: its members are qualified
                 // through the entry (`Color.RED.apply`), nothing is stored.
-                child_of_kind(node, "class_body")?;
-                let name = child_of_kind(node, "identifier")?;
+                node.named_child_of_kind("class_body")?;
+                let name = node.named_child_of_kind("identifier")?;
                 let mut d = Def::new(NodeKind::Class, cx.text(name).to_string(), name, node);
                 d.scope_only = true;
                 Some(d)
@@ -138,10 +138,10 @@ impl Rules for Kotlin {
             "call_expression" => {
                 if let Some(callee) = node.named_child(0) {
                     let call = cx.reference(RefKind::Call, &clean_callee(cx.text(callee)), node);
-                    let args = child_of_kind(node, "value_arguments");
+                    let args = node.named_child_of_kind("value_arguments");
                     let mut call = with_args(call, args, cx, arg_type);
                     // A trailing lambda is one more argument.
-                    if child_of_kind(node, "annotated_lambda").is_some() {
+                    if node.named_child_of_kind("annotated_lambda").is_some() {
                         call.module = Some(match call.module.as_deref() {
                             None | Some("") => "_".to_string(),
                             Some(a) => format!("{a},_"),
@@ -152,7 +152,7 @@ impl Rules for Kotlin {
             }
             "parameter" => {
                 // A function's (or anonymous function's) parameter.
-                if let Some(name) = child_of_kind(node, "identifier") {
+                if let Some(name) = node.named_child_of_kind("identifier") {
                     let ty = node
                         .named_child(node.named_child_count().saturating_sub(1) as u32)
                         .and_then(|t| type_text(t, cx));
@@ -162,7 +162,7 @@ impl Rules for Kotlin {
             // `val`/`var` constructor parameters are properties; plain ones are only seen by
             // initializers.
             "class_parameter" if has_child_kind(node, "val") || has_child_kind(node, "var") => {
-                if let Some(name) = child_of_kind(node, "identifier") {
+                if let Some(name) = node.named_child_of_kind("identifier") {
                     let mut c = node.walk();
                     let ty = node.named_children(&mut c).find_map(|t| type_text(t, cx));
                     out.push(cx.binding(RefKind::Field, cx.text(name), ty.as_deref(), name));
@@ -191,11 +191,11 @@ impl Rules for Kotlin {
                 }
             }
             // A lambda without parameters has the implicit `it`.
-            "lambda_literal" if child_of_kind(node, "lambda_parameters").is_none() => {
+            "lambda_literal" if node.named_child_of_kind("lambda_parameters").is_none() => {
                 out.push(cx.binding(RefKind::Local, "it", None, node));
             }
             "catch_block" => {
-                if let Some(name) = child_of_kind(node, "identifier") {
+                if let Some(name) = node.named_child_of_kind("identifier") {
                     let mut c = node.walk();
                     let ty = node.named_children(&mut c).find_map(|t| type_text(t, cx));
                     out.push(cx.binding(RefKind::Local, cx.text(name), ty.as_deref(), name));
@@ -213,7 +213,7 @@ impl Rules for Kotlin {
                 if let Some(kw) = node.child(0).filter(|k| !k.is_named()) {
                     // The arguments pick among the constructors.
                     let call = cx.reference(RefKind::Call, cx.text(kw), node);
-                    let args = child_of_kind(node, "value_arguments");
+                    let args = node.named_child_of_kind("value_arguments");
                     out.push(with_args(call, args, cx, arg_type));
                 }
             }
@@ -245,11 +245,9 @@ impl Rules for Kotlin {
     }
 
     fn module_name(&self, path: &str, root: Node, cx: &Cx) -> String {
-        let mut c = root.walk();
         let declared = root
-            .named_children(&mut c)
-            .find(|n| n.kind_str() == "package_header")
-            .and_then(|pkg| child_of_kind(pkg, "qualified_identifier"))
+            .named_child_of_kind("package_header")
+            .and_then(|pkg| pkg.named_child_of_kind("qualified_identifier"))
             .map(|q| cx.text(q).split_whitespace().collect::<String>());
         declared.unwrap_or_else(|| directory_module(path))
     }
@@ -300,7 +298,7 @@ fn variable(var: Node, kind: RefKind, inferred: Option<String>, cx: &Cx, out: &m
     if var.kind_str() != "variable_declaration" {
         return;
     }
-    let Some(name) = child_of_kind(var, "identifier") else {
+    let Some(name) = var.named_child_of_kind("identifier") else {
         return;
     };
     let mut c = var.walk();
@@ -506,8 +504,8 @@ fn constant<'t>(node: Node<'t>, cx: &Cx) -> Option<Def<'t>> {
     if !has_child_kind(node, "val") {
         return None;
     }
-    let var = child_of_kind(node, "variable_declaration")?;
-    let name = child_of_kind(var, "identifier")?;
+    let var = node.named_child_of_kind("variable_declaration")?;
+    let name = var.named_child_of_kind("identifier")?;
     let text = cx.text(name);
     let is_const = has_modifier(node, "const", cx)
         || (is_upper_case(text) && {
@@ -542,13 +540,8 @@ fn receiver(func: Node, name: Node, cx: &Cx) -> Option<String> {
 }
 
 fn class_body(node: Node) -> Option<Node> {
-    child_of_kind(node, "class_body").or_else(|| child_of_kind(node, "enum_class_body"))
-}
-
-fn child_of_kind<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
-    let mut c = node.walk();
-    let found = node.named_children(&mut c).find(|n| n.kind_str() == kind);
-    found
+    node.named_child_of_kind("class_body")
+        .or_else(|| node.named_child_of_kind("enum_class_body"))
 }
 
 fn has_child_kind(node: Node, kind: &str) -> bool {
@@ -567,7 +560,7 @@ fn keyword<'t>(node: Node<'t>, kw: &str) -> Option<Node<'t>> {
 
 /// Whether the node's `modifiers` include the keyword `word` (`enum`, `const`, ...).
 fn has_modifier(node: Node, word: &str, cx: &Cx) -> bool {
-    let Some(mods) = child_of_kind(node, "modifiers") else {
+    let Some(mods) = node.named_child_of_kind("modifiers") else {
         return false;
     };
     let mut c = mods.walk();
@@ -587,7 +580,7 @@ fn is_upper_case(name: &str) -> bool {
 /// Annotations in a definition's `modifiers`, as decorators (name without `@`, use-site
 /// target or arguments).
 fn annotations(def: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-    let Some(mods) = child_of_kind(def, "modifiers") else {
+    let Some(mods) = def.named_child_of_kind("modifiers") else {
         return;
     };
     let mut c = mods.walk();
@@ -619,7 +612,7 @@ fn annotation(ann: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 /// delegated `Iface by impl` is an interface (Implements). An interface's supertypes are
 /// the interfaces it inherits from.
 fn supertypes(def: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-    let Some(list) = child_of_kind(def, "delegation_specifiers") else {
+    let Some(list) = def.named_child_of_kind("delegation_specifiers") else {
         return;
     };
     let is_interface = has_child_kind(def, "interface");
@@ -654,7 +647,7 @@ fn supertypes(def: Node, cx: &Cx, out: &mut Vec<RawRef>) {
 
 /// `import a.b.C` (module `a.b`, name `C`), `import a.b.*` (name `*`), `import a.b.C as D`.
 fn import(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
-    let Some(path) = child_of_kind(node, "qualified_identifier") else {
+    let Some(path) = node.named_child_of_kind("qualified_identifier") else {
         return;
     };
     let path: String = cx.text(path).split_whitespace().collect();
@@ -662,7 +655,7 @@ fn import(node: Node, cx: &Cx, out: &mut Vec<RawRef>) {
         out.push(cx.import(&path, "*", None, node));
         return;
     }
-    let alias = child_of_kind(node, "identifier").map(|a| cx.text(a));
+    let alias = node.named_child_of_kind("identifier").map(|a| cx.text(a));
     let (module, name) = path.rsplit_once('.').unwrap_or(("", &path));
     out.push(cx.import(module, name, alias, node));
 }

@@ -142,7 +142,7 @@ fn assigned_to(value: Node) -> Option<(Node, Node)> {
     let index = list
         .children_by_field_name("value", &mut c)
         .position(|v| v.id() == value.id())?;
-    let vars = first_named_of(assignment, "variable_list")?;
+    let vars = assignment.named_child_of_kind("variable_list")?;
     let mut c = vars.walk();
     let target = vars.children_by_field_name("name", &mut c).nth(index)?;
     let statement = match assignment.parent() {
@@ -150,12 +150,6 @@ fn assigned_to(value: Node) -> Option<(Node, Node)> {
         _ => assignment,
     };
     Some((target, statement))
-}
-
-fn first_named_of<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
-    let mut c = node.walk();
-    let found = node.named_children(&mut c).find(|n| n.kind_str() == kind);
-    found
 }
 
 /// The module of `require("x")` / `require "x"` when it is a literal string.

@@ -14,6 +14,8 @@ pub trait NodeExt<'t> {
     fn kind_str(&self) -> &'static str;
     /// The child in field `name`, as `Node::child_by_field_name` finds it.
     fn child_by_field(&self, name: &str) -> Option<Node<'t>>;
+    /// The first named child of kind `kind`.
+    fn named_child_of_kind(&self, kind: &str) -> Option<Node<'t>>;
 }
 
 impl<'t> NodeExt<'t> for Node<'t> {
@@ -35,6 +37,12 @@ impl<'t> NodeExt<'t> for Node<'t> {
             return None;
         }
         self.child_by_field_id(id)
+    }
+
+    fn named_child_of_kind(&self, kind: &str) -> Option<Node<'t>> {
+        let mut c = self.walk();
+        let found = self.named_children(&mut c).find(|n| n.kind_str() == kind);
+        found
     }
 }
 

@@ -64,7 +64,7 @@ impl Rules for Rust {
         }
         let body = if node.kind_str() == "macro_definition" {
             // Stop the signature at the rules so it reads `macro_rules! name`.
-            first_named_of(node, "macro_rule")
+            node.named_child_of_kind("macro_rule")
         } else {
             // Body-less items (`fn f();`, `type T = u8;`) end the signature before the `;`.
             node.child_by_field("body").or_else(|| {
@@ -458,12 +458,6 @@ fn callee(f: Node) -> Node {
     }
 }
 
-fn first_named_of<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
-    let mut c = node.walk();
-    let found = node.named_children(&mut c).find(|n| n.kind_str() == kind);
-    found
-}
-
 /// One decorator per `#[attr]` directly above the item (comments in between allowed).
 fn decorators(item: Node, cx: &Cx, out: &mut Vec<RawRef>) {
     let mut attrs = Vec::new();
@@ -477,7 +471,7 @@ fn decorators(item: Node, cx: &Cx, out: &mut Vec<RawRef>) {
         prev = p.prev_named_sibling();
     }
     for attr_item in attrs.into_iter().rev() {
-        let Some(attr) = first_named_of(attr_item, "attribute") else {
+        let Some(attr) = attr_item.named_child_of_kind("attribute") else {
             continue;
         };
         if let Some(path) = attr.named_child(0) {
