@@ -26,12 +26,14 @@ STAGES = {
     "1_walk": "walk (and the artifact's decompression, when starting from one)",
     "2_extract_write": "read, parse and extract; write",
     "2_word_indexes": "word indexes' postings",
-    "3_resolve": "resolve references",
-    "4_indexes": "secondary indexes",
+    "3_resolve": "resolve references (incremental)",
+    "3_resolve_start": "load the graph for resolution, start its threads",
+    "4_indexes": "secondary indexes (while resolving)",
     "5_unique_names": "unique qualified names",
-    "6_full_text": "full-text index",
-    "7_finish": "finish (journal mode, rename into place)",
-    "8_artifact": "artifact export, in the run",
+    "6_full_text": "full-text index (while resolving)",
+    "7_resolve_store": "rest of resolution, store its edges, index them",
+    "8_finish": "finish (journal mode, rename into place)",
+    "9_artifact": "artifact export, in the run",
 }
 
 

@@ -130,6 +130,8 @@ struct Extracted {
     words: (u32, Vec<(String, u32)>),
     /// The words of its definitions, for the definition word index.
     definition_words: crate::text::DefinitionWords,
+    /// Its definitions' names split into sub-tokens.
+    name_tokens: Vec<String>,
 }
 
 /// A full build commits after about this much source (see `run`).
@@ -279,7 +281,7 @@ pub fn run(opts: &RunOptions<'_>) -> Result<IndexSummary> {
             return Err(store::explain_write_failure(e, &opts.db));
         }
     }
-    lap.record(&mut summary, "7_finish");
+    lap.record(&mut summary, "8_finish");
     if let Some(level) = opts.artifact_level {
         // The index itself is in place: a tree that cannot take the artifact (read-only,
         // or `.codebase-index` taken by a file) only loses the artifact.
@@ -289,7 +291,7 @@ pub fn run(opts: &RunOptions<'_>) -> Result<IndexSummary> {
                 .notes
                 .push(format!("did not write {}: {e:#}", committed.display())),
         }
-        lap.record(&mut summary, "8_artifact");
+        lap.record(&mut summary, "9_artifact");
     }
     summary.elapsed_ms = started.elapsed().as_millis();
     Ok(summary)
@@ -374,6 +376,8 @@ fn update(
     for c in to_touch {
         writer.touch_file(&c.path, c.mtime_ns)?;
     }
+    // A full build hands every file's reference sites to resolution in memory.
+    let mut sites = deferred.as_ref().map(|_| resolve::Sites::default());
     let mut uncommitted_bytes = 0u64;
     let mut done = 0usize;
     process_in_order(
@@ -389,7 +393,7 @@ fn update(
                     writer.touch_file(&c.path, c.mtime_ns)?;
                     summary.unchanged += 1;
                 }
-                FileRead::Extracted(x) => {
+                FileRead::Extracted(mut x) => {
                     if was_known {
                         writer.delete_file(&c.path)?;
                     }
@@ -413,9 +417,16 @@ fn update(
                             redactions: &x.redactions,
                             words: &x.words,
                             definition_words: &x.definition_words,
+                            name_tokens: &x.name_tokens,
                         },
                         &x.extract,
                     )?;
+                    if let Some(sites) = &mut sites {
+                        sites.keep(
+                            crate::ids::file_id(&c.path),
+                            std::mem::take(&mut x.extract.refs),
+                        );
+                    }
                     summary.extracted += 1;
                     uncommitted_bytes += c.size;
                     if !incremental && uncommitted_bytes > BULK_COMMIT_BYTES {
@@ -469,35 +480,49 @@ fn update(
         opts.min_confidence, opts.fuzzy_limit
     );
     let same_settings = store::get_meta(&tx, "resolution")?.as_deref() == Some(settings.as_str());
-    if deferred.is_some() {
-        // A full build resolves before the indexes exist: edges are written in one sorted pass.
-        stage("resolving references");
-        summary.resolution = resolve::resolve(&tx, None, &resolve_opts)?;
-        lap.record(summary, "3_resolve");
-    }
-    stage("building indexes");
-    if let Some(d) = &deferred {
-        store::restore_indexes(&tx, d)?;
-    }
-    lap.record(summary, "4_indexes");
-    // Before the full-text index exists, so renames need no full-text updates.
-    writer.finish()?;
-    let changes = tracker.finish(&tx)?;
-    lap.record(summary, "5_unique_names");
-    // Nothing re-extracted and the same settings: every edge still stands.
-    let unchanged = same_settings && changes.files.is_empty();
-    if deferred.is_none() && !unchanged {
-        stage("resolving references");
-        let scope = same_settings.then_some(&changes);
-        summary.resolution = resolve::resolve(&tx, scope, &resolve_opts)?;
-        lap.record(summary, "3_resolve");
+    match &deferred {
+        Some(d) => {
+            // A full build resolves on worker threads while this thread builds every other
+            // index and the full text; the edges are then written in one sorted pass and
+            // indexed last.
+            stage("resolving references");
+            let sites = sites
+                .take()
+                .expect("a full build keeps the reference sites");
+            let resolution = resolve::resolve_all_while(&tx, sites, &resolve_opts, || {
+                lap.record(summary, "3_resolve_start");
+                stage("building indexes");
+                store::restore_indexes(&tx, d, |t| !is_resolution_table(t))?;
+                lap.record(summary, "4_indexes");
+                // Before the full-text index exists, so renames need no full-text updates.
+                writer.finish()?;
+                lap.record(summary, "5_unique_names");
+                stage("building the full-text index");
+                store::restore_triggers(&tx, d)?;
+                lap.record(summary, "6_full_text");
+                stage("resolving references");
+                Ok(())
+            })?;
+            summary.resolution = resolution;
+            store::restore_indexes(&tx, d, is_resolution_table)?;
+            lap.record(summary, "7_resolve_store");
+        }
+        None => {
+            stage("building indexes");
+            writer.finish()?;
+            let changes = tracker.finish(&tx)?;
+            lap.record(summary, "5_unique_names");
+            // Nothing re-extracted and the same settings: every edge still stands.
+            let unchanged = same_settings && changes.files.is_empty();
+            if !unchanged {
+                stage("resolving references");
+                let scope = same_settings.then_some(&changes);
+                summary.resolution = resolve::resolve(&tx, scope, &resolve_opts)?;
+                lap.record(summary, "3_resolve");
+            }
+        }
     }
     store::set_meta(&tx, "resolution", &settings)?;
-    stage("building the full-text index");
-    if let Some(d) = &deferred {
-        store::restore_triggers(&tx, d)?;
-    }
-    lap.record(summary, "6_full_text");
     store::set_meta(&tx, "root", &opts.root.to_string_lossy())?;
     store::set_meta(&tx, "project", &opts.project)?;
     tx.commit()?;
@@ -553,6 +578,11 @@ impl IndexSummary {
             self.abandoned_parse_files.push(path.to_string());
         }
     }
+}
+
+/// Tables written by resolution, whose indexes a full build creates once it has stored them.
+fn is_resolution_table(table: &str) -> bool {
+    table == "edges" || table == "unresolved"
 }
 
 /// Measures consecutive stages of a run: wall time, and on Linux the process's CPU time and
@@ -664,7 +694,8 @@ fn read_and_extract(c: &Candidate, known: Option<&Known>) -> FileRead {
     if extract.deprecated {
         flags |= writer::FLAG_DEPRECATED;
     }
-    let definition_words = crate::store::writer::definition_words(&extract);
+    let name_tokens = writer::name_tokens(&extract);
+    let definition_words = writer::definition_words(&extract, &name_tokens);
     FileRead::Extracted(Box::new(Extracted {
         language,
         hash,
@@ -674,6 +705,7 @@ fn read_and_extract(c: &Candidate, known: Option<&Known>) -> FileRead {
         extract,
         words,
         definition_words,
+        name_tokens,
     }))
 }
 

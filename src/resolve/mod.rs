@@ -22,13 +22,16 @@ pub fn is_builtin(language: &str, name: &str) -> bool {
     rules::profile(language).is_builtin(name)
 }
 
-use crate::model::RefKind;
+use crate::model::{RawRef, RefKind};
 use crate::resolve::changes::Changes;
+use crate::store::rows::{text, RowInserter};
 use anyhow::Result;
 use lookup::{Found, Local, Outcome, Resolver};
-use rusqlite::{params, Connection};
+use rusqlite::types::ValueRef;
+use rusqlite::Connection;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
+use std::sync::{Condvar, Mutex};
 use symbols::{Graph, Idx};
 
 /// Every file's imports, member types and bases, and the typed variables at its top level (a
@@ -94,12 +97,172 @@ struct RefRow {
     line: u32,
 }
 
-/// Resolves every file (`changes` is `None`) or the files an incremental change affects.
+/// The reference sites resolution reads, by file id, as extraction produced them: a full
+/// build keeps them in memory as it writes them, so resolution need not read them back, up to
+/// `SITES_BYTES`. Files arrive in id order; from the first that would exceed the budget on,
+/// none is kept, and those are read back from the database.
+pub struct Sites {
+    by_file: HashMap<i64, Vec<RefRow>>,
+    bytes: usize,
+    budget: usize,
+    /// The first file not kept, once the budget is spent.
+    kept_below: Option<i64>,
+}
+
+impl Default for Sites {
+    fn default() -> Self {
+        Sites::with_budget(SITES_BYTES)
+    }
+}
+
+/// The memory the sites kept for resolution may take (an estimate): all of most
+/// repositories' (Django's take about 25 MB), a part of the Linux kernel's 8 million.
+const SITES_BYTES: usize = 128 << 20;
+
+impl Sites {
+    fn with_budget(budget: usize) -> Self {
+        Sites {
+            by_file: HashMap::new(),
+            bytes: 0,
+            budget,
+            kept_below: None,
+        }
+    }
+
+    /// Keeps the sites of the file `file_id` that `load_refs` would read back, in its order;
+    /// files must come in id order.
+    pub fn keep(&mut self, file_id: i64, refs: Vec<RawRef>) {
+        if self.kept_below.is_some() {
+            return;
+        }
+        let base = file_id << crate::ids::ORDINAL_BITS;
+        // Collected into a vector of its own size: one reusing `refs`'s would keep all of it.
+        let mut rows = Vec::with_capacity(refs.iter().filter(|r| is_site(r.kind)).count());
+        rows.extend(
+            refs.into_iter()
+                .filter(|r| is_site(r.kind))
+                .map(|r| RefRow {
+                    node: base + r.node as i64,
+                    kind: r.kind,
+                    name: r.name,
+                    module: r.module,
+                    line: r.line,
+                }),
+        );
+        self.bytes += rows.iter().map(RefRow::bytes).sum::<usize>();
+        if self.bytes > self.budget {
+            self.kept_below = Some(file_id);
+            return;
+        }
+        // By node, then by position in the file (a stable sort): the refs table's key order.
+        rows.sort_by_key(|r| r.node);
+        if !rows.is_empty() {
+            self.by_file.insert(file_id, rows);
+        }
+    }
+
+    /// Whether the sites of file `file_id` are here (a file without any has none to keep).
+    fn has(&self, file_id: i64) -> bool {
+        self.kept_below.is_none_or(|f| file_id < f)
+    }
+}
+
+impl RefRow {
+    /// Roughly the memory the row holds.
+    fn bytes(&self) -> usize {
+        std::mem::size_of::<RefRow>()
+            + self.name.capacity()
+            + self.module.as_ref().map_or(0, String::capacity)
+    }
+}
+
+/// Resolves every file (`changes` is `None`) or the files an incremental change affects,
+/// reading their reference sites from the database.
 pub fn resolve(
     conn: &Connection,
     changes: Option<&Changes>,
     opts: &ResolveOptions,
 ) -> Result<ResolveStats> {
+    let (g, files) = prepare(conn, changes, opts)?;
+    let mut store = Store::new(conn, files.len())?;
+    let load = |f: Idx| load_refs(conn, g.file(f).id);
+    pipeline(
+        &files,
+        opts.jobs,
+        load,
+        |f, refs| resolve_guarded(&g, f, refs, opts),
+        &mut |r| store.put(r),
+    )?;
+    Ok(store.stats)
+}
+
+/// A full build's resolution of every file, from the sites extraction kept in memory: worker
+/// threads resolve while this thread, which alone uses the connection, runs `meanwhile`
+/// (which must not touch `edges` or `unresolved`); the results are stored after it, in the
+/// files' order, so the database's bytes do not depend on which thread finished first.
+pub fn resolve_all_while(
+    conn: &Connection,
+    mut sites: Sites,
+    opts: &ResolveOptions,
+    meanwhile: impl FnOnce() -> Result<()>,
+) -> Result<ResolveStats> {
+    let (g, files) = prepare(conn, None, opts)?;
+    let id = |i: usize| g.file(files[i]).id;
+    // The files whose sites are in memory come first (ids ascending).
+    let in_memory = files.partition_point(|&f| sites.has(g.file(f).id));
+    let shelf = Shelf::new(
+        (0..in_memory)
+            .map(|i| sites.by_file.remove(&id(i)).unwrap_or_default())
+            .collect(),
+        files.len(),
+    );
+    drop(sites);
+    let mut store = Store::new(conn, files.len())?;
+    // This thread's work comes first: while it runs `meanwhile`, it keeps a core to itself.
+    let jobs = opts.jobs.max(1);
+    shelf.allow((jobs - 1).max(1));
+    std::thread::scope(|scope| {
+        // Set however this thread leaves the scope (an error, a panic): waiting workers stop.
+        let _stop = shelf.stop_on_drop();
+        for _ in 0..jobs {
+            let (shelf, files, g) = (&shelf, &files, &g);
+            scope.spawn(move || {
+                let resolving = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    while let Some((i, refs)) = shelf.next_to_resolve() {
+                        shelf.put(i, resolve_guarded(g, files[i], &refs, opts));
+                    }
+                }));
+                if resolving.is_err() {
+                    shelf.stop();
+                }
+            });
+        }
+        meanwhile()?;
+        shelf.allow(jobs);
+        // The rest of the sites are read here, a bounded number of files ahead of storing.
+        let mut loaded = in_memory;
+        for i in 0..files.len() {
+            while loaded < files.len() && loaded - i < FILES_IN_FLIGHT {
+                shelf.provide(load_refs(conn, id(loaded))?);
+                loaded += 1;
+            }
+            let resolved = shelf
+                .take(i)
+                .ok_or_else(|| anyhow::anyhow!("a resolution thread stopped"))?;
+            store.put(resolved)?;
+        }
+        Ok(store.stats)
+    })
+}
+
+/// Loads the graph and clears what resolution will write again: every edge but `contains`
+/// rewritten for a full build, the affected files' edges and unresolved sites otherwise.
+/// Returns the graph and the files to resolve.
+fn prepare(
+    conn: &Connection,
+    changes: Option<&Changes>,
+    opts: &ResolveOptions,
+) -> Result<(Graph, Vec<Idx>)> {
     let mut g = Graph::load(conn)?;
     includes(&mut g);
     hierarchy(&mut g, opts.fuzzy_limit);
@@ -139,56 +302,225 @@ pub fn resolve(
             files
         }
     };
+    Ok((g, files))
+}
 
-    let mut stats = ResolveStats {
-        files: files.len(),
-        ..Default::default()
-    };
-    let mut insert_edge = conn.prepare(
-        "INSERT INTO edges(source_id, target_id, kind, confidence, strategy, line) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    )?;
-    let mut insert_miss = conn.prepare(
-        "INSERT INTO unresolved(source_id, kind, name, key, reason, candidates, line) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    )?;
-    let mut store = |r: Resolved| -> Result<()> {
-        for e in &r.edges {
-            insert_edge.execute(params![
-                e.source,
-                e.target,
-                e.kind,
-                e.confidence,
-                e.strategy,
-                e.line
-            ])?;
-        }
-        for m in &r.misses {
-            insert_miss.execute(params![
-                m.source,
-                m.kind,
-                m.name,
-                m.key
-                    .as_deref()
-                    .unwrap_or_else(|| last_name(&m.name).trim_end_matches('!')),
-                m.reason,
-                m.candidates as i64,
-                m.line
-            ])?;
-        }
-        stats.edges += r.edges.len();
-        stats.unresolved += r.misses.len();
+/// Writes resolution's results and counts them.
+struct Store<'c> {
+    edges: RowInserter<'c, 6>,
+    misses: RowInserter<'c, 7>,
+    stats: ResolveStats,
+}
+
+impl<'c> Store<'c> {
+    fn new(conn: &'c Connection, files: usize) -> Result<Self> {
+        Ok(Store {
+            edges: RowInserter::new(
+                conn,
+                "edges",
+                [
+                    "source_id",
+                    "target_id",
+                    "kind",
+                    "confidence",
+                    "strategy",
+                    "line",
+                ],
+            ),
+            misses: RowInserter::new(
+                conn,
+                "unresolved",
+                [
+                    "source_id",
+                    "kind",
+                    "name",
+                    "key",
+                    "reason",
+                    "candidates",
+                    "line",
+                ],
+            ),
+            stats: ResolveStats {
+                files,
+                ..Default::default()
+            },
+        })
+    }
+
+    fn put(&mut self, r: Resolved) -> Result<()> {
+        self.edges.insert(&r.edges, |e| {
+            [
+                ValueRef::Integer(e.source),
+                ValueRef::Integer(e.target),
+                text(e.kind),
+                ValueRef::Real(e.confidence),
+                text(e.strategy),
+                ValueRef::Integer(e.line.into()),
+            ]
+        })?;
+        self.misses.insert(&r.misses, |m| {
+            let key = m
+                .key
+                .as_deref()
+                .unwrap_or_else(|| last_name(&m.name).trim_end_matches('!'));
+            [
+                ValueRef::Integer(m.source),
+                text(m.kind),
+                text(&m.name),
+                text(key),
+                text(m.reason),
+                ValueRef::Integer(m.candidates as i64),
+                ValueRef::Integer(m.line.into()),
+            ]
+        })?;
+        self.stats.edges += r.edges.len();
+        self.stats.unresolved += r.misses.len();
         Ok(())
-    };
-    let load = |f: Idx| load_refs(conn, g.file(f).id);
-    pipeline(
-        &files,
-        opts.jobs,
-        load,
-        |f, refs| resolve_guarded(&g, f, refs, opts),
-        &mut store,
-    )?;
-    Ok(stats)
+    }
+}
+
+/// The files' sites and their results, by file position, between the thread that reads
+/// and stores and the resolution workers. Sites are provided in file order; workers take
+/// files in order, at most `limit` at a time, and pause while the results waiting exceed
+/// `SHELF_BYTES`: the files before them are then all taken, so the one the storing thread
+/// waits for is always on its way.
+struct Shelf {
+    state: Mutex<ShelfState>,
+    changed: Condvar,
+}
+
+struct ShelfState {
+    /// Each file's sites until a worker takes them; the first `sites.len()` are provided.
+    sites: Vec<Vec<RefRow>>,
+    next: usize,
+    results: Vec<Option<Resolved>>,
+    bytes: usize,
+    /// Files being resolved, and how many may be.
+    working: usize,
+    limit: usize,
+    stopped: bool,
+}
+
+/// The most memory results may hold while they wait to be stored (an estimate): a full
+/// build of the Linux kernel resolves some 7 million sites.
+const SHELF_BYTES: usize = 128 << 20;
+
+impl Shelf {
+    /// `sites` of the first files, of `files` in all.
+    fn new(sites: Vec<Vec<RefRow>>, files: usize) -> Self {
+        Shelf {
+            state: Mutex::new(ShelfState {
+                sites,
+                next: 0,
+                results: (0..files).map(|_| None).collect(),
+                bytes: 0,
+                working: 0,
+                limit: 1,
+                stopped: false,
+            }),
+            changed: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, ShelfState> {
+        // A worker that panicked holding the lock changed nothing half-way: go on.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn wait<'a>(
+        &self,
+        s: std::sync::MutexGuard<'a, ShelfState>,
+    ) -> std::sync::MutexGuard<'a, ShelfState> {
+        self.changed.wait(s).unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The next file for a worker and its sites, once they are provided and there is room;
+    /// `None` when all are taken or the run stopped.
+    fn next_to_resolve(&self) -> Option<(usize, Vec<RefRow>)> {
+        let mut s = self.lock();
+        loop {
+            if s.stopped || s.next == s.results.len() {
+                return None;
+            }
+            if s.next < s.sites.len() && s.working < s.limit && s.bytes <= SHELF_BYTES {
+                break;
+            }
+            s = self.wait(s);
+        }
+        let i = s.next;
+        s.next += 1;
+        s.working += 1;
+        Some((i, std::mem::take(&mut s.sites[i])))
+    }
+
+    /// The sites of the next file.
+    fn provide(&self, sites: Vec<RefRow>) {
+        self.lock().sites.push(sites);
+        self.changed.notify_all();
+    }
+
+    /// Lets `limit` files be resolved at a time.
+    fn allow(&self, limit: usize) {
+        self.lock().limit = limit;
+        self.changed.notify_all();
+    }
+
+    fn put(&self, i: usize, r: Resolved) {
+        let mut s = self.lock();
+        s.working -= 1;
+        s.bytes += r.bytes();
+        s.results[i] = Some(r);
+        self.changed.notify_all();
+    }
+
+    /// Waits for file `i`'s results; `None` if the run stopped first.
+    fn take(&self, i: usize) -> Option<Resolved> {
+        let mut s = self.lock();
+        loop {
+            if let Some(r) = s.results[i].take() {
+                s.bytes -= r.bytes();
+                self.changed.notify_all();
+                return Some(r);
+            }
+            if s.stopped {
+                return None;
+            }
+            s = self.wait(s);
+        }
+    }
+
+    /// Stops the run: no file is taken any more, and nobody waits for one.
+    fn stop(&self) {
+        self.lock().stopped = true;
+        self.changed.notify_all();
+    }
+
+    /// Stops the run when dropped.
+    fn stop_on_drop(&self) -> impl Drop + '_ {
+        struct Stop<'a>(&'a Shelf);
+        impl Drop for Stop<'_> {
+            fn drop(&mut self) {
+                self.0.stop();
+            }
+        }
+        Stop(self)
+    }
+}
+
+impl Resolved {
+    /// Roughly the memory the results hold.
+    fn bytes(&self) -> usize {
+        self.edges.len() * std::mem::size_of::<EdgeRow>()
+            + self
+                .misses
+                .iter()
+                .map(|m| {
+                    std::mem::size_of::<MissRow>()
+                        + m.name.len()
+                        + m.key.as_ref().map_or(0, String::len)
+                })
+                .sum::<usize>()
+    }
 }
 
 /// Files whose references are loaded but not yet resolved and stored: bounds the reference
@@ -399,6 +731,15 @@ fn inherited_names(g: &Graph, t: Idx) -> Vec<&str> {
     out
 }
 
+/// The kinds of reference site resolution reads (the rest describe scopes: `SCOPE_REFS_QUERY`).
+fn is_site(kind: RefKind) -> bool {
+    matches!(
+        kind,
+        RefKind::Call | RefKind::Reference | RefKind::Decorator | RefKind::Local
+    )
+}
+
+/// The sites of one file that `is_site` selects, by node and then position.
 fn load_refs(conn: &Connection, file_id: i64) -> Result<Vec<RefRow>> {
     let (lo, hi) = crate::ids::node_range(file_id);
     // The kinds as `=` terms: an `IN (...)` list makes SQLite fill a temporary table at every
@@ -620,6 +961,78 @@ fn round(c: f32) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// A full build's resolution from sites kept in memory, all, some or none of them (read
+    /// back from the database), stores what resolution from the database does, row for row.
+    #[test]
+    fn sites_from_memory_or_the_database_resolve_alike() {
+        let files = [
+            ("app/models.py", "class Model:\n    def save(self):\n        return self.clean()\n    def clean(self):\n        return helper()\n\ndef helper():\n    return Model().save()\n"),
+            ("app/views.py", "from app.models import Model, helper\n\n@decorate\ndef view(request):\n    m = Model()\n    m.save()\n    return helper(request, missing())\n"),
+            ("lib/util.go", "package util\n\nfunc Helper() int { return Other() }\n\nfunc Other() int { return 1 }\n"),
+            ("src/main.c", "#include \"util.h\"\nstatic int twice(int x) { return x * 2; }\nint main(void) { return twice(util()); }\n"),
+            ("src/util.h", "int util(void);\n"),
+            ("web/app.ts", "import { render } from './view';\nexport function start(): void { render(); missing(); }\n"),
+            ("web/view.ts", "export function render(): void { start(); }\nimport { start } from './app';\n"),
+        ];
+        let (dir, _) = crate::index::test_fixture(&files);
+        let db = dir.path().join("index.db");
+        let conn = crate::store::open(&db, crate::store::Mode::ReadWrite).unwrap();
+        let opts = ResolveOptions {
+            min_confidence: 0.0,
+            fuzzy_limit: 5,
+            jobs: 2,
+        };
+        let rows = |conn: &Connection| -> Vec<String> {
+            let mut q = conn
+                .prepare(
+                    "SELECT rowid || ' ' || source_id || ' ' || target_id || ' ' || kind || ' ' \
+                     || confidence || ' ' || strategy || ' ' || line FROM edges \
+                     UNION ALL SELECT rowid || ' ' || source_id || ' ' || kind || ' ' || name \
+                     || ' ' || key || ' ' || reason || ' ' || candidates || ' ' || line \
+                     FROM unresolved",
+                )
+                .unwrap();
+            q.query_map([], |r| r.get(0))
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap()
+        };
+        let from_database = resolve(&conn, None, &opts).unwrap();
+        let expected = rows(&conn);
+        assert!(from_database.edges > 10 && from_database.unresolved > 0);
+        let mut by_id: Vec<(i64, &str, &str)> = files
+            .iter()
+            .map(|(p, t)| (crate::ids::file_id(p), *p, *t))
+            .collect();
+        by_id.sort();
+        let mut kept_counts = Vec::new();
+        for budget in [usize::MAX, 600, 0] {
+            let mut sites = Sites::with_budget(budget);
+            for (id, path, text) in &by_id {
+                let extract = crate::lang::extract::extract_file(path, text).unwrap();
+                sites.keep(*id, extract.refs);
+            }
+            let kept = sites.by_file.len();
+            kept_counts.push(kept);
+            let ran = std::cell::Cell::new(false);
+            let stats = resolve_all_while(&conn, sites, &opts, || {
+                ran.set(true);
+                Ok(())
+            })
+            .unwrap();
+            assert!(ran.get());
+            assert_eq!(
+                (stats.edges, stats.unresolved),
+                (from_database.edges, from_database.unresolved)
+            );
+            assert_eq!(rows(&conn), expected, "budget {budget}, {kept} files kept");
+        }
+        // All of them, some, none.
+        assert!(kept_counts[0] > kept_counts[1] && kept_counts[1] > 0 && kept_counts[2] == 0);
+    }
+
     #[test]
     fn scope_query_and_index_pick_file_nodes_by_the_ordinal_bits() {
         let literal = format!("node_id % {} = 0", 1i64 << crate::ids::ORDINAL_BITS);

@@ -442,7 +442,7 @@ fn canonical_copy(src: &Path, dest: &Path) -> Result<()> {
     )?;
     tx.commit()?;
     conn.execute_batch("DETACH DATABASE src")?;
-    store::restore_indexes(&conn, &deferred)?;
+    store::restore_indexes(&conn, &deferred, |_| true)?;
     store::restore_triggers(&conn, &deferred)?;
     // A plain rollback-journal file: the stock shell opens it without companions.
     conn.execute_batch("PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = DELETE;")?;

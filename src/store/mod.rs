@@ -4,6 +4,7 @@
 pub mod artifact;
 pub mod history;
 pub mod project;
+pub mod rows;
 pub mod staging;
 pub mod terms;
 pub mod writer;
@@ -266,24 +267,25 @@ pub fn migrate(conn: &Connection) -> Result<()> {
 /// Secondary indexes and the full-text triggers, removed for a bulk load and rebuilt after it:
 /// building them once, sorted, is much faster than maintaining them row by row.
 pub struct Deferred {
-    indexes: Vec<String>,
+    /// (table, definition)
+    indexes: Vec<(String, String)>,
     triggers: Vec<String>,
 }
 
 /// Drops secondary indexes and triggers (remembering their definitions from the schema).
 pub fn defer_indexes(conn: &Connection) -> Result<Deferred> {
     let mut q = conn.prepare(
-        "SELECT type, name, sql FROM sqlite_master \
+        "SELECT type, name, tbl_name, sql FROM sqlite_master \
          WHERE type IN ('index', 'trigger') AND sql IS NOT NULL ORDER BY type, name",
     )?;
-    let rows: Vec<(String, String, String)> = q
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+    let rows: Vec<(String, String, String, String)> = q
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
         .collect::<rusqlite::Result<_>>()?;
     let mut deferred = Deferred {
         indexes: Vec::new(),
         triggers: Vec::new(),
     };
-    for (kind, name, sql) in rows {
+    for (kind, name, table, sql) in rows {
         // A partial index covers few rows, stays cheap to maintain, and resolution reads
         // through it before the deferred indexes are back.
         if kind == "index" && sql.contains(" WHERE ") {
@@ -291,7 +293,7 @@ pub fn defer_indexes(conn: &Connection) -> Result<Deferred> {
         }
         conn.execute_batch(&format!("DROP {} \"{}\"", kind.to_uppercase(), name))?;
         if kind == "index" {
-            deferred.indexes.push(sql);
+            deferred.indexes.push((table, sql));
         } else {
             deferred.triggers.push(sql);
         }
@@ -299,8 +301,12 @@ pub fn defer_indexes(conn: &Connection) -> Result<Deferred> {
     Ok(deferred)
 }
 
-/// Recreates the indexes `defer_indexes` dropped.
-pub fn restore_indexes(conn: &Connection, deferred: &Deferred) -> Result<()> {
+/// Recreates the indexes `defer_indexes` dropped on the tables `of_table` picks.
+pub fn restore_indexes(
+    conn: &Connection,
+    deferred: &Deferred,
+    of_table: impl Fn(&str) -> bool,
+) -> Result<()> {
     // SQLite sorts an index's keys in runs of at most the page cache's size. Runs that fit
     // the CPU's caches, merged, beat one sort of every key in a cache of hundreds of MB by
     // far: the Linux kernel's indexes from 17.6 s to 11.1 s (`edges_target`, 9.1 million
@@ -310,7 +316,8 @@ pub fn restore_indexes(conn: &Connection, deferred: &Deferred) -> Result<()> {
     let created = deferred
         .indexes
         .iter()
-        .try_for_each(|sql| conn.execute_batch(sql));
+        .filter(|(table, _)| of_table(table))
+        .try_for_each(|(_, sql)| conn.execute_batch(sql));
     conn.execute_batch(&format!("PRAGMA cache_size = {cache}"))?;
     Ok(created?)
 }

@@ -1,10 +1,12 @@
 //! The single writer: inserts and deletes whole files (row, content, nodes, references) with
 //! content-derived ids, and keeps qualified names unique.
 
+use super::rows::{text, text_or_null, RowInserter};
 use crate::ids::{base_name, file_id, node_range, ORDINAL_BITS};
 use crate::model::FileExtract;
 use crate::text::split_identifier;
 use anyhow::{bail, Context, Result};
+use rusqlite::types::ValueRef;
 use rusqlite::{params, Connection, OptionalExtension, Statement};
 use std::collections::{BTreeSet, HashSet};
 
@@ -23,6 +25,8 @@ pub struct FileRecord<'a> {
     pub words: &'a (u32, Vec<(String, u32)>),
     /// The words of the file's definitions (`text::definition_words` of `extract`'s nodes).
     pub definition_words: &'a crate::text::DefinitionWords,
+    /// Each node's `name_tokens` column (`name_tokens`).
+    pub name_tokens: &'a [String],
 }
 
 pub const FLAG_TEST: i64 = 1;
@@ -52,8 +56,8 @@ pub struct Writer<'c, 'o> {
     conn: &'c Connection,
     insert_file: Statement<'c>,
     insert_content: Statement<'c>,
-    insert_node: Statement<'c>,
-    insert_ref: Statement<'c>,
+    insert_nodes: RowInserter<'c, 13>,
+    insert_refs: RowInserter<'c, 7>,
     touched: BTreeSet<String>,
     /// Present in an incremental run; a full build re-numbers every repeated name at the end.
     observer: Option<&'o mut dyn Observer>,
@@ -93,15 +97,30 @@ impl<'c, 'o> Writer<'c, 'o> {
             )?,
             insert_content: conn
                 .prepare("INSERT INTO file_contents(file_id, content) VALUES (?1, ?2)")?,
-            insert_node: conn.prepare(
-                "INSERT INTO nodes(id, file_id, kind, name, qualified_name, parent_id, signature, \
-                 docstring, start_line, end_line, start_byte, end_byte, name_tokens) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-            )?,
-            insert_ref: conn.prepare(
-                "INSERT INTO refs(node_id, seq, kind, name, module, alias, line) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )?,
+            insert_nodes: RowInserter::new(
+                conn,
+                "nodes",
+                [
+                    "id",
+                    "file_id",
+                    "kind",
+                    "name",
+                    "qualified_name",
+                    "parent_id",
+                    "signature",
+                    "docstring",
+                    "start_line",
+                    "end_line",
+                    "start_byte",
+                    "end_byte",
+                    "name_tokens",
+                ],
+            ),
+            insert_refs: RowInserter::new(
+                conn,
+                "refs",
+                ["node_id", "seq", "kind", "name", "module", "alias", "line"],
+            ),
             touched: BTreeSet::new(),
             full_text: match observer {
                 Some(_) => {
@@ -164,25 +183,31 @@ impl<'c, 'o> Writer<'c, 'o> {
         }
 
         let base = fid << ORDINAL_BITS;
-        for (i, n) in extract.nodes.iter().enumerate() {
-            self.insert_node.execute(params![
-                base + i as i64,
-                fid,
-                n.kind.as_str(),
-                n.name,
-                n.qualified_name,
-                n.parent.map(|p| base + p as i64),
-                n.signature,
-                n.docstring,
-                n.start_line,
-                n.end_line,
-                n.start_byte,
-                n.end_byte,
-                split_identifier(&n.name),
-            ])?;
-            if self.observer.is_some() {
-                self.touched.insert(n.qualified_name.clone());
-            }
+        let int = ValueRef::Integer;
+        debug_assert_eq!(extract.nodes.len(), rec.name_tokens.len());
+        self.insert_nodes.insert(
+            extract.nodes.iter().zip(rec.name_tokens).enumerate(),
+            |(i, (n, tokens))| {
+                [
+                    int(base + i as i64),
+                    int(fid),
+                    text(n.kind.as_str()),
+                    text(&n.name),
+                    text(&n.qualified_name),
+                    n.parent.map_or(ValueRef::Null, |p| int(base + p as i64)),
+                    text_or_null(n.signature.as_deref()),
+                    text_or_null(n.docstring.as_deref()),
+                    int(n.start_line.into()),
+                    int(n.end_line.into()),
+                    int(n.start_byte.into()),
+                    int(n.end_byte.into()),
+                    text(tokens),
+                ]
+            },
+        )?;
+        if self.observer.is_some() {
+            self.touched
+                .extend(extract.nodes.iter().map(|n| n.qualified_name.clone()));
         }
         if let Some(observer) = self.observer.as_deref_mut() {
             observer.after_insert(self.conn, fid, extract)?;
@@ -190,17 +215,18 @@ impl<'c, 'o> Writer<'c, 'o> {
         if let Some(ft) = &mut self.full_text {
             ft.inserted.insert(fid);
         }
-        for (seq, r) in extract.refs.iter().enumerate() {
-            self.insert_ref.execute(params![
-                base + r.node as i64,
-                seq as i64,
-                r.kind.as_str(),
-                r.name,
-                r.module,
-                r.alias,
-                r.line
-            ])?;
-        }
+        self.insert_refs
+            .insert(extract.refs.iter().enumerate(), |(seq, r)| {
+                [
+                    int(base + r.node as i64),
+                    int(seq as i64),
+                    text(r.kind.as_str()),
+                    text(&r.name),
+                    text_or_null(r.module.as_deref()),
+                    text_or_null(r.alias.as_deref()),
+                    int(r.line.into()),
+                ]
+            })?;
         Ok(())
     }
 
@@ -361,15 +387,23 @@ impl<'c, 'o> Writer<'c, 'o> {
     }
 }
 
-/// The words of a file's definitions as the writer stores their text columns (for
-/// `FileRecord::definition_words`; computed by the workers, off the writer's thread).
-pub fn definition_words(extract: &FileExtract) -> crate::text::DefinitionWords {
-    let name_tokens: Vec<String> = extract
+/// Each node's `name_tokens` column: its name's sub-tokens (for `FileRecord::name_tokens`;
+/// computed by the workers, off the writer's thread).
+pub fn name_tokens(extract: &FileExtract) -> Vec<String> {
+    extract
         .nodes
         .iter()
         .map(|n| split_identifier(&n.name))
-        .collect();
-    crate::text::definition_words(extract.nodes.iter().zip(&name_tokens).map(|(n, tokens)| {
+        .collect()
+}
+
+/// The words of a file's definitions as the writer stores their text columns, given their
+/// `name_tokens` (for `FileRecord::definition_words`; computed by the workers too).
+pub fn definition_words(
+    extract: &FileExtract,
+    name_tokens: &[String],
+) -> crate::text::DefinitionWords {
+    crate::text::definition_words(extract.nodes.iter().zip(name_tokens).map(|(n, tokens)| {
         [
             n.name.as_str(),
             base_name(&n.qualified_name),

@@ -494,7 +494,9 @@ fn each_stage_reports_its_wall_time_cpu_time_and_peak_memory() {
     let summary = run(&options(&root, &dir.path().join("index.db"))).unwrap();
     let stages: Vec<&str> = summary.phases_ms.keys().copied().collect();
     assert!(
-        stages.contains(&"2_extract_write") && stages.contains(&"3_resolve"),
+        stages.contains(&"2_extract_write")
+            && stages.contains(&"3_resolve_start")
+            && stages.contains(&"7_resolve_store"),
         "{stages:?}"
     );
     if std::path::Path::new("/proc/self/stat").exists() {
