@@ -184,22 +184,11 @@ pub fn resolve(
     opts: &ResolveOptions,
 ) -> Result<ResolveStats> {
     let (g, files) = prepare(conn, changes, opts)?;
-    let mut store = Store::new(conn, files.len())?;
-    let load = |f: Idx| load_refs(conn, g.file(f).id);
-    pipeline(
-        &files,
-        opts.jobs,
-        load,
-        |f, refs| resolve_guarded(&g, f, refs, opts),
-        &mut |r| store.put(r),
-    )?;
-    Ok(store.stats)
+    resolve_files(conn, &g, &files, Vec::new(), opts, || Ok(()))
 }
 
-/// A full build's resolution of every file, from the sites extraction kept in memory: worker
-/// threads resolve while this thread, which alone uses the connection, runs `meanwhile`
-/// (which must not touch `edges` or `unresolved`); the results are stored after it, in the
-/// files' order, so the database's bytes do not depend on which thread finished first.
+/// A full build's resolution of every file, from the sites extraction kept in memory, while
+/// this thread runs `meanwhile` (which must not touch `edges` or `unresolved`).
 pub fn resolve_all_while(
     conn: &Connection,
     mut sites: Sites,
@@ -207,25 +196,39 @@ pub fn resolve_all_while(
     meanwhile: impl FnOnce() -> Result<()>,
 ) -> Result<ResolveStats> {
     let (g, files) = prepare(conn, None, opts)?;
-    let id = |i: usize| g.file(files[i]).id;
     // The files whose sites are in memory come first (ids ascending).
     let in_memory = files.partition_point(|&f| sites.has(g.file(f).id));
-    let shelf = Shelf::new(
-        (0..in_memory)
-            .map(|i| sites.by_file.remove(&id(i)).unwrap_or_default())
-            .collect(),
-        files.len(),
-    );
+    let kept = files[..in_memory]
+        .iter()
+        .map(|&f| sites.by_file.remove(&g.file(f).id).unwrap_or_default())
+        .collect();
     drop(sites);
+    resolve_files(conn, &g, &files, kept, opts, meanwhile)
+}
+
+/// Resolves `files` on worker threads, the first of them from `kept` sites. This thread,
+/// which alone uses the connection, runs `meanwhile`, then reads the other files' sites a
+/// bounded number of files ahead and stores the results in the files' order: the order of
+/// the database's writes does not depend on which thread finished first.
+fn resolve_files(
+    conn: &Connection,
+    g: &Graph,
+    files: &[Idx],
+    kept: Vec<Vec<RefRow>>,
+    opts: &ResolveOptions,
+    meanwhile: impl FnOnce() -> Result<()>,
+) -> Result<ResolveStats> {
     let mut store = Store::new(conn, files.len())?;
-    // This thread's work comes first: while it runs `meanwhile`, it keeps a core to itself.
+    let mut loaded = kept.len();
+    let shelf = Shelf::new(kept, files.len());
+    // While it runs `meanwhile`, this thread keeps a core to itself.
     let jobs = opts.jobs.max(1);
     shelf.allow((jobs - 1).max(1));
     std::thread::scope(|scope| {
         // Set however this thread leaves the scope (an error, a panic): waiting workers stop.
         let _stop = shelf.stop_on_drop();
         for _ in 0..jobs {
-            let (shelf, files, g) = (&shelf, &files, &g);
+            let shelf = &shelf;
             scope.spawn(move || {
                 let resolving = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     while let Some((i, refs)) = shelf.next_to_resolve() {
@@ -239,11 +242,9 @@ pub fn resolve_all_while(
         }
         meanwhile()?;
         shelf.allow(jobs);
-        // The rest of the sites are read here, a bounded number of files ahead of storing.
-        let mut loaded = in_memory;
         for i in 0..files.len() {
             while loaded < files.len() && loaded - i < FILES_IN_FLIGHT {
-                shelf.provide(load_refs(conn, id(loaded))?);
+                shelf.provide(load_refs(conn, g.file(files[loaded]).id)?);
                 loaded += 1;
             }
             let resolved = shelf
@@ -254,6 +255,9 @@ pub fn resolve_all_while(
         Ok(store.stats)
     })
 }
+
+/// Files whose sites are read but not yet stored: bounds the sites held in memory.
+const FILES_IN_FLIGHT: usize = 256;
 
 /// Loads the graph and clears what resolution will write again: every edge but `contains`
 /// rewritten for a full build, the affected files' edges and unresolved sites otherwise.
@@ -521,64 +525,6 @@ impl Resolved {
                 })
                 .sum::<usize>()
     }
-}
-
-/// Files whose references are loaded but not yet resolved and stored: bounds the reference
-/// rows held in memory.
-const FILES_IN_FLIGHT: usize = 256;
-
-/// Resolves `files` on `jobs` threads while this thread, which alone uses the connection,
-/// loads the next files' references and stores the results, in the files' order: the
-/// database reads and writes overlap the resolution instead of alternating with it.
-fn pipeline(
-    files: &[Idx],
-    jobs: usize,
-    mut load: impl FnMut(Idx) -> Result<Vec<RefRow>>,
-    work: impl Fn(Idx, &[RefRow]) -> Resolved + Sync,
-    store: &mut impl FnMut(Resolved) -> Result<()>,
-) -> Result<()> {
-    if jobs <= 1 {
-        for &f in files {
-            store(work(f, &load(f)?))?;
-        }
-        return Ok(());
-    }
-    let (job_tx, jobs_rx) = std::sync::mpsc::channel::<(usize, Idx, Vec<RefRow>)>();
-    let (done_tx, done) = std::sync::mpsc::channel::<(usize, Resolved)>();
-    let jobs_rx = std::sync::Mutex::new(jobs_rx);
-    std::thread::scope(|scope| {
-        // Owned here: an early return closes the queue, and the threads stop.
-        let job_tx = job_tx;
-        for _ in 0..jobs {
-            let (jobs_rx, done_tx, work) = (&jobs_rx, done_tx.clone(), &work);
-            scope.spawn(move || loop {
-                let next = jobs_rx.lock().expect("resolution queue").recv();
-                let Ok((seq, f, refs)) = next else { return };
-                if done_tx.send((seq, work(f, &refs))).is_err() {
-                    return;
-                }
-            });
-        }
-        drop(done_tx);
-        let mut waiting = std::collections::BTreeMap::new();
-        let (mut loaded, mut stored) = (0, 0);
-        while stored < files.len() {
-            while loaded < files.len() && loaded - stored < FILES_IN_FLIGHT {
-                let f = files[loaded];
-                job_tx
-                    .send((loaded, f, load(f)?))
-                    .expect("resolution threads run until the queue closes");
-                loaded += 1;
-            }
-            let (seq, r) = done.recv().expect("a resolution thread stopped");
-            waiting.insert(seq, r);
-            while let Some(r) = waiting.remove(&stored) {
-                store(r)?;
-                stored += 1;
-            }
-        }
-        Ok(())
-    })
 }
 
 /// C and C++: which files each file includes, and the implementation beside each header,
