@@ -265,15 +265,13 @@ fn keep(word: &str) -> bool {
         0 | 1 => false,
         // Every stopword is at most eight bytes long.
         9.. => true,
-        len => {
+        _ => {
             if !bytes[0].is_ascii_lowercase() {
                 // Stopwords are lowercase ASCII; two to eight bytes may still be one character.
                 return word.chars().nth(1).is_some();
             }
-            let mut key = [0u8; 8];
-            key[..len].copy_from_slice(bytes);
             let (start, end) = STOPWORDS_BY_LETTER[usize::from(bytes[0] - b'a')];
-            !STOPWORD_KEYS[start..end].contains(&u64::from_be_bytes(key))
+            !STOPWORD_KEYS[start..end].contains(&packed(bytes))
         }
     }
 }

@@ -376,8 +376,8 @@ fn update(
     for c in to_touch {
         writer.touch_file(&c.path, c.mtime_ns)?;
     }
-    // A full build hands every file's reference sites to resolution in memory.
-    let mut sites = deferred.as_ref().map(|_| resolve::Sites::default());
+    // A full build hands the files' reference sites to resolution in memory.
+    let mut sites = resolve::Sites::default();
     let mut uncommitted_bytes = 0u64;
     let mut done = 0usize;
     process_in_order(
@@ -421,7 +421,7 @@ fn update(
                         },
                         &x.extract,
                     )?;
-                    if let Some(sites) = &mut sites {
+                    if !incremental {
                         sites.keep(
                             crate::ids::file_id(&c.path),
                             std::mem::take(&mut x.extract.refs),
@@ -487,9 +487,6 @@ fn update(
             // index and the full text; the edges are then written in one sorted pass and
             // indexed last.
             stage("resolving references");
-            let sites = sites
-                .take()
-                .expect("a full build keeps the reference sites");
             let resolution = resolve::resolve_all_while(&tx, sites, &resolve_opts, || {
                 lap.record(summary, "3_resolve_start");
                 stage("building indexes");

@@ -352,7 +352,7 @@ impl<'c> Store<'c> {
     }
 
     fn put(&mut self, r: Resolved) -> Result<()> {
-        self.edges.insert(&r.edges, |e| {
+        self.edges.insert(r.edges.iter(), |e| {
             [
                 ValueRef::Integer(e.source),
                 ValueRef::Integer(e.target),
@@ -362,7 +362,7 @@ impl<'c> Store<'c> {
                 ValueRef::Integer(e.line.into()),
             ]
         })?;
-        self.misses.insert(&r.misses, |m| {
+        self.misses.insert(r.misses.iter(), |m| {
             let key = m
                 .key
                 .as_deref()
@@ -397,7 +397,8 @@ struct ShelfState {
     /// Each file's sites until a worker takes them; the first `sites.len()` are provided.
     sites: Vec<Vec<RefRow>>,
     next: usize,
-    results: Vec<Option<Resolved>>,
+    /// Each file's results and their size (`Resolved::bytes`), until stored.
+    results: Vec<Option<(Resolved, usize)>>,
     bytes: usize,
     /// Files being resolved, and how many may be.
     working: usize,
@@ -470,10 +471,11 @@ impl Shelf {
     }
 
     fn put(&self, i: usize, r: Resolved) {
+        let bytes = r.bytes();
         let mut s = self.lock();
         s.working -= 1;
-        s.bytes += r.bytes();
-        s.results[i] = Some(r);
+        s.bytes += bytes;
+        s.results[i] = Some((r, bytes));
         self.changed.notify_all();
     }
 
@@ -481,8 +483,8 @@ impl Shelf {
     fn take(&self, i: usize) -> Option<Resolved> {
         let mut s = self.lock();
         loop {
-            if let Some(r) = s.results[i].take() {
-                s.bytes -= r.bytes();
+            if let Some((r, bytes)) = s.results[i].take() {
+                s.bytes -= bytes;
                 self.changed.notify_all();
                 return Some(r);
             }

@@ -29,17 +29,17 @@ impl<'c, const C: usize> RowInserter<'c, C> {
     /// Inserts a row for each of `items`, its values given by `values`.
     pub fn insert<'a, I>(
         &mut self,
-        items: impl IntoIterator<Item = I>,
+        mut items: impl ExactSizeIterator<Item = I>,
         values: impl Fn(I) -> [ValueRef<'a>; C],
     ) -> rusqlite::Result<()> {
-        let mut items = items.into_iter().peekable();
-        let mut rows: Vec<[ValueRef<'a>; C]> = Vec::with_capacity(MAX_ROWS);
-        while items.peek().is_some() {
-            rows.clear();
-            rows.extend(items.by_ref().take(MAX_ROWS).map(&values));
-            let statement = self.statement(rows.len())?;
-            for (i, value) in rows.iter().flatten().enumerate() {
-                statement.raw_bind_parameter(i + 1, ToSqlOutput::Borrowed(*value))?;
+        while items.len() > 0 {
+            let rows = items.len().min(MAX_ROWS);
+            let statement = self.statement(rows)?;
+            for (row, item) in items.by_ref().take(rows).enumerate() {
+                for (column, value) in values(item).into_iter().enumerate() {
+                    let index = row * C + column + 1;
+                    statement.raw_bind_parameter(index, ToSqlOutput::Borrowed(value))?;
+                }
             }
             statement.raw_execute()?;
         }
@@ -87,7 +87,7 @@ mod tests {
                 })
                 .collect();
             insert
-                .insert(&rows, |(n, s)| {
+                .insert(rows.iter(), |(n, s)| {
                     [ValueRef::Integer(*n), text_or_null(s.as_deref())]
                 })
                 .unwrap();
