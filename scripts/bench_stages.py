@@ -30,8 +30,9 @@ STAGES = {
     "3_resolve_start": "load the graph for resolution, start its threads",
     "4_indexes": "secondary indexes (while resolving)",
     "5_unique_names": "unique qualified names",
-    "6_full_text": "full-text index (while resolving)",
+    "6_full_text": "full-text index started on its own thread",
     "7_resolve_store": "rest of resolution, store its edges, index them",
+    "7_store_full_text": "wait for the full-text index, copy it in",
     "8_finish": "finish (journal mode, rename into place)",
     "9_artifact": "artifact export, in the run",
 }

@@ -298,7 +298,8 @@ pub fn run(opts: &RunOptions<'_>) -> Result<IndexSummary> {
 }
 
 /// Builds the database in `temp`: from scratch, or by updating the artifact decompressed
-/// there (`summary.bootstrapped_from`). Nobody reads the file until it is renamed, so no journal is kept.
+/// there (`summary.bootstrapped_from`). Nobody reads the file until it is renamed, so no journal is kept
+/// (the end of a full build runs in WAL mode for its full-text thread's reads).
 fn build_into(
     temp: &Path,
     opts: &RunOptions<'_>,
@@ -484,19 +485,28 @@ fn update(
     match &deferred {
         Some(d) => {
             // A full build resolves on worker threads while this thread builds every other
-            // index and the full text; the edges are then written in one sorted pass and
-            // indexed last.
+            // index; the full text is built on a thread of its own. The edges are then
+            // written in one sorted pass and indexed last.
             stage("resolving references");
+            let mut full_text = None;
             let resolution = resolve::resolve_all_while(&tx, sites, &resolve_opts, || {
                 lap.record(summary, "3_resolve_start");
                 stage("building indexes");
                 store::restore_indexes(&tx, d, |t| !is_resolution_table(t))?;
                 lap.record(summary, "4_indexes");
-                // Before the full-text index exists, so renames need no full-text updates.
+                // Before the full-text index is filled, so renames need no full-text updates.
                 writer.finish()?;
                 lap.record(summary, "5_unique_names");
-                stage("building the full-text index");
-                store::restore_triggers(&tx, d)?;
+                // In WAL mode from here on: the full-text thread's connection reads the
+                // definitions as committed while this one goes on writing.
+                tx.execute_batch(
+                    "COMMIT; PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = WAL; \
+                     PRAGMA wal_autocheckpoint = 0; BEGIN",
+                )?;
+                full_text = Some(store::full_text::start(
+                    &tx,
+                    staging::temp_beside(&opts.db, "fulltext"),
+                )?);
                 lap.record(summary, "6_full_text");
                 stage("resolving references");
                 Ok(())
@@ -504,6 +514,14 @@ fn update(
             summary.resolution = resolution;
             store::restore_indexes(&tx, d, is_resolution_table)?;
             lap.record(summary, "7_resolve_store");
+            stage("building the full-text index");
+            tx.execute_batch("COMMIT")?;
+            if let Some(full_text) = full_text {
+                full_text.finish(&tx)?;
+            }
+            tx.execute_batch("BEGIN")?;
+            store::restore_triggers(&tx, d)?;
+            lap.record(summary, "7_store_full_text");
         }
         None => {
             stage("building indexes");
@@ -524,6 +542,15 @@ fn update(
     store::set_meta(&tx, "root", &opts.root.to_string_lossy())?;
     store::set_meta(&tx, "project", &opts.project)?;
     tx.commit()?;
+    if deferred.is_some() {
+        // The end of a full build ran in WAL mode, and only the database file is renamed
+        // into place: everything must be in it.
+        let busy: i64 = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))?;
+        anyhow::ensure!(
+            busy == 0,
+            "could not move the write-ahead log into the database"
+        );
+    }
 
     for list in skipped.values_mut() {
         list.sort();

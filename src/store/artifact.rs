@@ -444,6 +444,7 @@ fn canonical_copy(src: &Path, dest: &Path) -> Result<()> {
     conn.execute_batch("DETACH DATABASE src")?;
     store::restore_indexes(&conn, &deferred, |_| true)?;
     store::restore_triggers(&conn, &deferred)?;
+    store::rebuild_full_text(&conn)?;
     // A plain rollback-journal file: the stock shell opens it without companions.
     conn.execute_batch("PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = DELETE;")?;
     Ok(())

@@ -2,6 +2,7 @@
 //! that refuse a foreign, corrupt or newer database with a message that says what to do.
 
 pub mod artifact;
+pub mod full_text;
 pub mod history;
 pub mod project;
 pub mod rows;
@@ -325,11 +326,16 @@ pub fn restore_indexes(
 /// The page cache while indexes are built (negative: KiB), which bounds the sorter's runs.
 const SORT_RUN_CACHE_KIB: i64 = -8192;
 
-/// Recreates the triggers and fills the full-text index in one pass.
+/// Recreates the triggers that keep the full-text index in step with `nodes`.
 pub fn restore_triggers(conn: &Connection, deferred: &Deferred) -> Result<()> {
     for sql in &deferred.triggers {
         conn.execute_batch(sql)?;
     }
+    Ok(())
+}
+
+/// Fills the full-text index from `nodes` in one pass.
+pub fn rebuild_full_text(conn: &Connection) -> Result<()> {
     conn.execute_batch("INSERT INTO nodes_fts(nodes_fts) VALUES ('rebuild');")?;
     Ok(())
 }

@@ -226,6 +226,78 @@ fn same_tree_gives_identical_database_bytes() {
     assert_eq!(std::fs::read(&x).unwrap(), std::fs::read(&y).unwrap());
 }
 
+/// The full-text index's own tables, which a full build fills on a thread of its own. (The
+/// structure record, id 10, starts with a counter of configuration changes, which tells
+/// connections to reload the configuration: not part of what is indexed.)
+const FULL_TEXT_TABLES: &[&str] = &[
+    "SELECT id, hex(iif(id = 10, substr(block, 5), block)) FROM nodes_fts_data ORDER BY id",
+    "SELECT segid, hex(term), pgno FROM nodes_fts_idx ORDER BY segid, term",
+    "SELECT id, hex(sz) FROM nodes_fts_docsize ORDER BY id",
+    "SELECT k, v FROM nodes_fts_config ORDER BY k",
+];
+
+#[test]
+fn a_full_build_fills_the_full_text_index_as_a_rebuild_does() {
+    let repo = tempfile::tempdir().unwrap();
+    write_tree(
+        repo.path(),
+        &[
+            (
+                "app/models.py",
+                "class Order:\n    \"\"\"A customer's order.\"\"\"\n    def total(self):\n        return 1\n\n\
+                 def total():\n    pass\n\ndef total():\n    pass\n",
+            ),
+            ("srv/main.go", "package srv\n\n// Serve answers requests.\nfunc Serve() {}\n"),
+            ("lib/queue.c", "/* A bounded queue. */\nstruct queue { int n; };\nint queue_push(struct queue *q) { return q->n; }\n"),
+            ("web/cart.ts", "export class Cart { add(item: string): void {} }\n"),
+            ("core/lib.rs", "/// Parses input.\npub fn parse_input(s: &str) -> usize { s.len() }\n"),
+        ],
+    );
+    let dbs = tempfile::tempdir().unwrap();
+    let db = dbs.path().join("index.db");
+    let summary = index(repo.path(), &db);
+    assert_eq!(summary.mode, "full");
+    // The repeated name is numbered before the full text is filled: searchable as numbered.
+    assert_eq!(
+        dump(
+            &db,
+            "SELECT qualified_name FROM nodes_fts WHERE nodes_fts MATCH 'total' ORDER BY rowid"
+        )
+        .len(),
+        3
+    );
+    assert!(dump(
+        &db,
+        "SELECT qualified_name FROM nodes WHERE qualified_name LIKE '%#2'"
+    )
+    .iter()
+    .any(|q| q.contains("app.models.total#2")),);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("INSERT INTO nodes_fts(nodes_fts) VALUES ('integrity-check')")
+        .unwrap();
+    drop(conn);
+
+    let rebuilt = dbs.path().join("rebuilt.db");
+    std::fs::copy(&db, &rebuilt).unwrap();
+    rusqlite::Connection::open(&rebuilt)
+        .unwrap()
+        .execute_batch("INSERT INTO nodes_fts(nodes_fts) VALUES ('rebuild')")
+        .unwrap();
+    for sql in FULL_TEXT_TABLES {
+        let built = dump(&db, sql);
+        assert!(!built.is_empty(), "{sql}");
+        assert_eq!(built, dump(&rebuilt, sql), "{sql}");
+    }
+    // Neither the scratch database nor a write-ahead log is left beside the index.
+    let mut left: Vec<String> = std::fs::read_dir(dbs.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("index.db"))
+        .collect();
+    left.sort();
+    assert_eq!(left, ["index.db", "index.db.lock"]);
+}
+
 #[test]
 fn corrupt_foreign_and_newer_databases_are_refused_untouched() {
     let repo = tempfile::tempdir().unwrap();
@@ -496,7 +568,8 @@ fn each_stage_reports_its_wall_time_cpu_time_and_peak_memory() {
     assert!(
         stages.contains(&"2_extract_write")
             && stages.contains(&"3_resolve_start")
-            && stages.contains(&"7_resolve_store"),
+            && stages.contains(&"7_resolve_store")
+            && stages.contains(&"7_store_full_text"),
         "{stages:?}"
     );
     if std::path::Path::new("/proc/self/stat").exists() {
