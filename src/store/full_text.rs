@@ -12,7 +12,7 @@
 
 use anyhow::{anyhow, Context, Result};
 use rusqlite::types::ToSqlOutput;
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::Connection;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -72,10 +72,7 @@ fn build(
     settings: &[(String, rusqlite::types::Value)],
     abandoned: &AtomicBool,
 ) -> Result<()> {
-    let source = Connection::open_with_flags(
-        db,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
+    let source = super::open(db, super::Mode::ReadOnly)?;
     let mut out = Connection::open(scratch)
         .with_context(|| format!("cannot create {}", scratch.display()))?;
     // Nobody else reads the scratch database, and it is deleted after the copy.
