@@ -25,11 +25,12 @@ from pathlib import Path
 STAGES = {
     "1_walk": "walk (and the artifact's decompression, when starting from one)",
     "2_extract_write": "read, parse and extract; write",
-    "2_word_indexes": "word indexes' postings",
+    "2_word_indexes": "word indexes' postings (a full build: started on their own thread)",
     "3_resolve": "resolve references (incremental)",
     "3_resolve_start": "load the graph for resolution, start its threads",
     "4_indexes": "secondary indexes (while resolving)",
     "5_unique_names": "unique qualified names",
+    "5_word_indexes": "wait for the word indexes, copy them in",
     "6_full_text": "full-text index started on its own thread",
     "7_resolve_store": "rest of resolution, store its edges, index them",
     "7_store_full_text": "wait for the full-text index, copy it in",

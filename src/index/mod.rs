@@ -463,8 +463,15 @@ fn update(
     }
     lap.record(summary, "2_extract_write");
     // Before resolution: a full build holds every file's postings in memory until then (on
-    // the Linux kernel, beside resolution's graph, they raised the peak by some 450 MB).
-    writer.write_word_indexes()?;
+    // the Linux kernel, beside resolution's graph, they raised the peak by some 450 MB). A
+    // full build writes them on a thread of their own while this one loads the graph.
+    let word_indexes = match &deferred {
+        Some(_) => Some(writer.start_word_indexes(staging::temp_beside(&opts.db, "words"))?),
+        None => {
+            writer.write_word_indexes()?;
+            None
+        }
+    };
     lap.record(summary, "2_word_indexes");
     let stage = |name: &str| {
         if let Some(progress) = &opts.progress {
@@ -497,10 +504,15 @@ fn update(
                 // Before the full-text index is filled, so renames need no full-text updates.
                 writer.finish()?;
                 lap.record(summary, "5_unique_names");
+                tx.execute_batch("COMMIT")?;
+                if let Some(word_indexes) = word_indexes {
+                    word_indexes.finish(&tx)?;
+                }
+                lap.record(summary, "5_word_indexes");
                 // In WAL mode from here on: the full-text thread's connection reads the
                 // definitions as committed while this one goes on writing.
                 tx.execute_batch(
-                    "COMMIT; PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = WAL; \
+                    "PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = WAL; \
                      PRAGMA wal_autocheckpoint = 0; BEGIN",
                 )?;
                 full_text = Some(store::full_text::start(

@@ -6,6 +6,7 @@ pub mod full_text;
 pub mod history;
 pub mod project;
 pub mod rows;
+pub mod scratch;
 pub mod staging;
 pub mod terms;
 pub mod writer;

@@ -6,6 +6,7 @@ use crate::ids::{base_name, ORDINAL_BITS};
 use anyhow::Result;
 use rusqlite::{params, Connection, OptionalExtension};
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A posting: an id (a file's or a definition's) and its values.
 pub type Entry<const N: usize> = (i64, [u32; N]);
@@ -161,17 +162,7 @@ impl<const N: usize> Postings<N> {
             gone,
         } = self;
         if full {
-            // Nothing is stored yet and every list is encoded: written in key order, the
-            // table grows by appending.
-            let mut encoded: Vec<(Box<str>, Encoded)> = encoded.into_iter().collect();
-            encoded.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-            let mut insert = conn.prepare_cached(&format!(
-                "INSERT INTO {table}(term, postings) VALUES (?1, ?2)"
-            ))?;
-            for (word, list) in encoded {
-                insert.execute(params![&*word, list.bytes])?;
-            }
-            return Ok(());
+            return EncodedTable { table, encoded }.write(conn, &AtomicBool::new(false));
         }
         // A word whose entries leave and come back the same (a re-extracted file's words
         // that the edit did not touch, the usual case) keeps its stored postings as they are.
@@ -225,6 +216,50 @@ impl<const N: usize> Postings<N> {
     }
 }
 
+/// A full build's postings of one table, every list encoded as its entries arrived.
+pub struct EncodedTable {
+    table: &'static str,
+    encoded: FxHashMap<Box<str>, Encoded>,
+}
+
+impl EncodedTable {
+    pub fn table(&self) -> &'static str {
+        self.table
+    }
+
+    /// Writes every word's postings into the table (empty: nothing is stored yet), in key
+    /// order, so that the table grows by appending; stops early once `abandoned` is set.
+    pub fn write(self, conn: &Connection, abandoned: &AtomicBool) -> Result<()> {
+        let mut encoded: Vec<(Box<str>, Encoded)> = self.encoded.into_iter().collect();
+        encoded.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut insert = conn.prepare_cached(&format!(
+            "INSERT INTO {}(term, postings) VALUES (?1, ?2)",
+            self.table
+        ))?;
+        for (i, (word, list)) in encoded.into_iter().enumerate() {
+            if i % 4096 == 0 && abandoned.load(Ordering::Relaxed) {
+                break;
+            }
+            insert.execute(params![&*word, list.bytes])?;
+        }
+        Ok(())
+    }
+}
+
+impl<const N: usize> Postings<N> {
+    /// A full build's postings, to be written by `EncodedTable::write`.
+    fn into_encoded(self) -> EncodedTable {
+        debug_assert!(
+            self.full,
+            "only a full build encodes its lists as they arrive"
+        );
+        EncodedTable {
+            table: self.table,
+            encoded: self.encoded,
+        }
+    }
+}
+
 /// The whole-file word index's changes of one run (`file_terms`, `file_words`).
 pub struct FileWords(Postings<1>);
 
@@ -273,6 +308,11 @@ impl FileWords {
 
     pub fn finish(self, conn: &Connection) -> Result<()> {
         self.0.finish(conn)
+    }
+
+    /// A full build's postings (see `EncodedTable`).
+    pub fn into_encoded(self) -> EncodedTable {
+        self.0.into_encoded()
     }
 }
 
@@ -345,21 +385,27 @@ impl DefinitionWords {
     }
 
     pub fn finish(self, conn: &Connection) -> Result<()> {
-        let full = self.postings.full;
-        self.postings.finish(conn)?;
-        let (rows, words) = if full {
+        let (rows, words) = if self.postings.full {
             (0, 0)
         } else {
             definition_collection(conn)?
         };
-        super::set_meta(conn, DEFINITIONS_KEY, &(rows + self.rows).to_string())?;
-        super::set_meta(
-            conn,
-            DEFINITION_WORDS_KEY,
-            &(words + self.words).to_string(),
-        )?;
-        Ok(())
+        let (rows, words) = (rows + self.rows, words + self.words);
+        self.postings.finish(conn)?;
+        store_collection(conn, rows, words)
     }
+
+    /// A full build's postings (see `EncodedTable`); the collection's sizes are stored now.
+    pub fn into_encoded(self, conn: &Connection) -> Result<EncodedTable> {
+        store_collection(conn, self.rows, self.words)?;
+        Ok(self.postings.into_encoded())
+    }
+}
+
+/// Stores how many definitions the definition word index holds, and how many words.
+fn store_collection(conn: &Connection, rows: i64, words: i64) -> Result<()> {
+    super::set_meta(conn, DEFINITIONS_KEY, &rows.to_string())?;
+    super::set_meta(conn, DEFINITION_WORDS_KEY, &words.to_string())
 }
 
 /// A definition's five text columns as the index reads them: the qualified name without the

@@ -2,6 +2,7 @@
 //! content-derived ids, and keeps qualified names unique.
 
 use super::rows::{text, text_or_null, RowInserter};
+use super::scratch::ScratchBuild;
 use crate::ids::{base_name, file_id, node_range, ORDINAL_BITS};
 use crate::model::FileExtract;
 use crate::text::split_identifier;
@@ -9,6 +10,7 @@ use anyhow::{bail, Context, Result};
 use rusqlite::types::ValueRef;
 use rusqlite::{params, Connection, OptionalExtension, Statement};
 use std::collections::{BTreeSet, HashSet};
+use std::path::PathBuf;
 
 /// The row describing one file.
 pub struct FileRecord<'a> {
@@ -278,6 +280,31 @@ impl<'c, 'o> Writer<'c, 'o> {
             words.definitions.finish(self.conn)?;
         }
         Ok(())
+    }
+
+    /// A full build's word indexes, once every file is written: filled in a scratch
+    /// database `scratch` on a thread of their own (their sizes stored now), and copied in by
+    /// the returned build's `finish` (outside a transaction). What they gathered in memory is
+    /// freed as they are written. No file is inserted or deleted after it.
+    pub fn start_word_indexes(&mut self, scratch: PathBuf) -> Result<ScratchBuild> {
+        if self.observer.is_some() {
+            bail!("only a full build writes its word indexes beside the database");
+        }
+        let Some(words) = self.word_indexes.take() else {
+            bail!("the word indexes were written already");
+        };
+        let tables = [
+            words.files.into_encoded(),
+            words.definitions.into_encoded(self.conn)?,
+        ];
+        let names = tables.each_ref().map(|t| t.table());
+        super::scratch::start(
+            "word-indexes",
+            scratch,
+            names.map(String::from).to_vec(),
+            super::scratch::declarations(self.conn, &names)?,
+            move |tx, abandoned| tables.into_iter().try_for_each(|t| t.write(tx, abandoned)),
+        )
     }
 
     fn word_indexes(&mut self) -> Result<&mut WordIndexes> {

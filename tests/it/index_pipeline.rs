@@ -568,6 +568,7 @@ fn each_stage_reports_its_wall_time_cpu_time_and_peak_memory() {
     assert!(
         stages.contains(&"2_extract_write")
             && stages.contains(&"3_resolve_start")
+            && stages.contains(&"5_word_indexes")
             && stages.contains(&"7_resolve_store")
             && stages.contains(&"7_store_full_text"),
         "{stages:?}"
