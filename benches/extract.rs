@@ -82,6 +82,35 @@ fn main() {
     }
 
     let t = Instant::now();
+    let mut visited = 0usize;
+    let mut named = 0usize;
+    for (l, _, src) in &files {
+        let i = parsers.iter().position(|(n, _)| n == l).unwrap();
+        let tree = parsers[i].1.parse(src, None).unwrap();
+        let mut c = tree.walk();
+        'outer: loop {
+            let n = c.node();
+            visited += 1;
+            if n.is_named() {
+                named += std::hint::black_box(n.kind_id()) as usize & 1;
+            }
+            if c.goto_first_child() {
+                continue;
+            }
+            loop {
+                if c.goto_next_sibling() {
+                    continue 'outer;
+                }
+                if !c.goto_parent() {
+                    break 'outer;
+                }
+            }
+        }
+    }
+    report("parse + bare walk", t.elapsed(), bytes);
+    println!("{visited} tree nodes ({named})");
+
+    let t = Instant::now();
     let mut nodes = 0;
     for (_, rel, src) in &files {
         nodes += codebase_indexer::extract_file(rel, src).map_or(0, |x| x.nodes.len());
