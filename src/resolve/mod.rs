@@ -88,13 +88,88 @@ struct Resolved {
     misses: Vec<MissRow>,
 }
 
-/// A reference site of one file, loaded for resolution.
-struct RefRow {
+/// One file's reference sites, loaded for resolution: rows of fixed size, their texts in
+/// one string (about half the memory of a row holding its own strings, so that a full build
+/// keeps about twice the sites in memory; on the Linux kernel not all of them fit).
+#[derive(Default)]
+struct FileSites {
+    rows: Vec<SiteRow>,
+    text: String,
+}
+
+struct SiteRow {
+    node: i64,
+    /// `name` is `text[start..start + name_len]`, and `module` follows it.
+    start: usize,
+    name_len: u32,
+    /// `NO_MODULE` when the site has none.
+    module_len: u32,
+    line: u32,
+    kind: RefKind,
+}
+
+const NO_MODULE: u32 = u32::MAX;
+
+/// A reference site, as `FileSites` holds it.
+#[derive(Clone, Copy)]
+struct Site<'a> {
     node: i64,
     kind: RefKind,
-    name: String,
-    module: Option<String>,
+    name: &'a str,
+    module: Option<&'a str>,
     line: u32,
+}
+
+impl FileSites {
+    fn push(&mut self, site: Site) {
+        let start = self.text.len();
+        let name = fitting(site.name);
+        self.text.push_str(name);
+        let module_len = match site.module.map(fitting) {
+            Some(module) => {
+                self.text.push_str(module);
+                module.len() as u32
+            }
+            None => NO_MODULE,
+        };
+        self.rows.push(SiteRow {
+            node: site.node,
+            start,
+            name_len: name.len() as u32,
+            module_len,
+            line: site.line,
+            kind: site.kind,
+        });
+    }
+
+    fn iter(&self) -> impl Iterator<Item = Site<'_>> {
+        self.rows.iter().map(|r| {
+            let name_end = r.start + r.name_len as usize;
+            Site {
+                node: r.node,
+                kind: r.kind,
+                name: &self.text[r.start..name_end],
+                module: (r.module_len != NO_MODULE)
+                    .then(|| &self.text[name_end..name_end + r.module_len as usize]),
+                line: r.line,
+            }
+        })
+    }
+
+    /// Roughly the memory the sites hold.
+    fn bytes(&self) -> usize {
+        self.rows.capacity() * std::mem::size_of::<SiteRow>() + self.text.capacity()
+    }
+}
+
+/// `text`, or its start if its length would not fit a row (never for real sites: they are
+/// parts of a file's text, at most 1 GiB).
+fn fitting(text: &str) -> &str {
+    let mut end = text.len().min(NO_MODULE as usize - 1);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// The reference sites resolution reads, by file id, as extraction produced them: a full
@@ -102,7 +177,7 @@ struct RefRow {
 /// `SITES_BYTES`. Files arrive in id order; from the first that would exceed the budget on,
 /// none is kept, and those are read back from the database.
 pub struct Sites {
-    by_file: HashMap<i64, Vec<RefRow>>,
+    by_file: HashMap<i64, FileSites>,
     bytes: usize,
     budget: usize,
     /// The first file not kept, once the budget is spent.
@@ -136,43 +211,34 @@ impl Sites {
             return;
         }
         let base = file_id << crate::ids::ORDINAL_BITS;
-        // Collected into a vector of its own size: one reusing `refs`'s would keep all of it.
-        let mut rows = Vec::with_capacity(refs.iter().filter(|r| is_site(r.kind)).count());
-        rows.extend(
-            refs.into_iter()
-                .filter(|r| is_site(r.kind))
-                .map(|r| RefRow {
-                    node: base + r.node as i64,
-                    kind: r.kind,
-                    name: r.name,
-                    module: r.module,
-                    line: r.line,
-                }),
-        );
-        self.bytes += rows.iter().map(RefRow::bytes).sum::<usize>();
+        let mut sites = FileSites::default();
+        // By node, then by position in the file (a stable sort): the refs table's key order.
+        let mut order: Vec<&RawRef> = refs.iter().filter(|r| is_site(r.kind)).collect();
+        order.sort_by_key(|r| r.node);
+        sites.rows.reserve_exact(order.len());
+        for r in order {
+            sites.push(Site {
+                node: base + r.node as i64,
+                kind: r.kind,
+                name: &r.name,
+                module: r.module.as_deref(),
+                line: r.line,
+            });
+        }
+        sites.text.shrink_to_fit();
+        self.bytes += sites.bytes();
         if self.bytes > self.budget {
             self.kept_below = Some(file_id);
             return;
         }
-        // By node, then by position in the file (a stable sort): the refs table's key order.
-        rows.sort_by_key(|r| r.node);
-        if !rows.is_empty() {
-            self.by_file.insert(file_id, rows);
+        if !sites.rows.is_empty() {
+            self.by_file.insert(file_id, sites);
         }
     }
 
     /// Whether the sites of file `file_id` are here (a file without any has none to keep).
     fn has(&self, file_id: i64) -> bool {
         self.kept_below.is_none_or(|f| file_id < f)
-    }
-}
-
-impl RefRow {
-    /// Roughly the memory the row holds.
-    fn bytes(&self) -> usize {
-        std::mem::size_of::<RefRow>()
-            + self.name.capacity()
-            + self.module.as_ref().map_or(0, String::capacity)
     }
 }
 
@@ -214,7 +280,7 @@ fn resolve_files(
     conn: &Connection,
     g: &Graph,
     files: &[Idx],
-    kept: Vec<Vec<RefRow>>,
+    kept: Vec<FileSites>,
     opts: &ResolveOptions,
     meanwhile: impl FnOnce() -> Result<()>,
 ) -> Result<ResolveStats> {
@@ -395,7 +461,7 @@ struct Shelf {
 
 struct ShelfState {
     /// Each file's sites until a worker takes them; the first `sites.len()` are provided.
-    sites: Vec<Vec<RefRow>>,
+    sites: Vec<FileSites>,
     next: usize,
     /// Each file's results and their size (`Resolved::bytes`), until stored.
     results: Vec<Option<(Resolved, usize)>>,
@@ -412,7 +478,7 @@ const SHELF_BYTES: usize = 128 << 20;
 
 impl Shelf {
     /// `sites` of the first files, of `files` in all.
-    fn new(sites: Vec<Vec<RefRow>>, files: usize) -> Self {
+    fn new(sites: Vec<FileSites>, files: usize) -> Self {
         Shelf {
             state: Mutex::new(ShelfState {
                 sites,
@@ -441,7 +507,7 @@ impl Shelf {
 
     /// The next file for a worker and its sites, once they are provided and there is room;
     /// `None` when all are taken or the run stopped.
-    fn next_to_resolve(&self) -> Option<(usize, Vec<RefRow>)> {
+    fn next_to_resolve(&self) -> Option<(usize, FileSites)> {
         let mut s = self.lock();
         loop {
             if s.stopped || s.next == s.results.len() {
@@ -459,7 +525,7 @@ impl Shelf {
     }
 
     /// The sites of the next file.
-    fn provide(&self, sites: Vec<RefRow>) {
+    fn provide(&self, sites: FileSites) {
         self.lock().sites.push(sites);
         self.changed.notify_all();
     }
@@ -688,7 +754,7 @@ fn is_site(kind: RefKind) -> bool {
 }
 
 /// The sites of one file that `is_site` selects, by node and then position.
-fn load_refs(conn: &Connection, file_id: i64) -> Result<Vec<RefRow>> {
+fn load_refs(conn: &Connection, file_id: i64) -> Result<FileSites> {
     let (lo, hi) = crate::ids::node_range(file_id);
     // The kinds as `=` terms: an `IN (...)` list makes SQLite fill a temporary table at every
     // execution, and this runs once per file.
@@ -698,21 +764,23 @@ fn load_refs(conn: &Connection, file_id: i64) -> Result<Vec<RefRow>> {
          AND (kind = 'call' OR kind = 'reference' OR kind = 'decorator' OR kind = 'local') \
          ORDER BY node_id, seq",
     )?;
-    let rows = q.query_map([lo, hi], |r| {
-        Ok(RefRow {
+    let mut sites = FileSites::default();
+    let mut rows = q.query([lo, hi])?;
+    while let Some(r) = rows.next()? {
+        sites.push(Site {
             node: r.get(0)?,
             kind: RefKind::parse(r.get_ref(1)?.as_str()?).unwrap_or(RefKind::Call),
-            name: r.get(2)?,
-            module: r.get(3)?,
+            name: r.get_ref(2)?.as_str()?,
+            module: r.get_ref(3)?.as_str_or_null()?,
             line: r.get(4)?,
-        })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+        });
+    }
+    Ok(sites)
 }
 
 /// `resolve_file`, except that a defect (a panic) does not stop the run: the file's
 /// reference sites are all kept as unresolved with the reason `error`, so the gap shows.
-fn resolve_guarded(g: &Graph, file: Idx, refs: &[RefRow], opts: &ResolveOptions) -> Resolved {
+fn resolve_guarded(g: &Graph, file: Idx, refs: &FileSites, opts: &ResolveOptions) -> Resolved {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         resolve_file(g, file, refs, opts)
     }))
@@ -724,7 +792,7 @@ fn resolve_guarded(g: &Graph, file: Idx, refs: &[RefRow], opts: &ResolveOptions)
                 Some(MissRow {
                     kind: edge_kind(r.kind)?,
                     source: r.node,
-                    name: r.name.clone(),
+                    name: r.name.to_string(),
                     key: None,
                     reason: "error",
                     candidates: 0,
@@ -746,13 +814,13 @@ fn edge_kind(kind: RefKind) -> Option<&'static str> {
 }
 
 /// Everything one file's references resolve to, in the file's order.
-fn resolve_file(g: &Graph, file: Idx, refs: &[RefRow], opts: &ResolveOptions) -> Resolved {
+fn resolve_file(g: &Graph, file: Idx, refs: &FileSites, opts: &ResolveOptions) -> Resolved {
     let mut locals: HashMap<Idx, Vec<Local>> = HashMap::new();
     for r in refs.iter().filter(|r| r.kind == RefKind::Local) {
         if let Some(node) = g.node_by_id(r.node) {
             locals.entry(node).or_default().push(Local {
-                name: r.name.as_str().into(),
-                type_text: r.module.as_deref().map(Into::into),
+                name: r.name.into(),
+                type_text: r.module.map(Into::into),
             });
         }
     }
@@ -788,24 +856,24 @@ fn resolve_file(g: &Graph, file: Idx, refs: &[RefRow], opts: &ResolveOptions) ->
         let outcome = resolver.resolve(b.node, &b.name);
         keep(&mut out, g.node(b.node).id, kind, &b.name, b.line, outcome);
     }
-    for r in refs {
+    for r in refs.iter() {
         let Some(node) = g.node_by_id(r.node) else {
             continue;
         };
         let Some(kind) = edge_kind(r.kind) else {
             continue;
         };
-        if r.kind == RefKind::Reference && f.profile.is_self(&r.name) {
+        if r.kind == RefKind::Reference && f.profile.is_self(r.name) {
             // `self` passed along is the object, not a reference to its class.
             continue;
         }
-        let mut outcome = resolver.resolve(node, &r.name);
+        let mut outcome = resolver.resolve(node, r.name);
         // The constructor `super(...)` calls takes the arguments written: where none of the
         // base's does, the one called is not in the repository (Kotlin's primary
         // constructor is no definition of its own).
-        let super_call = r.kind == RefKind::Call && f.profile.is_super(&r.name);
+        let super_call = r.kind == RefKind::Call && f.profile.is_super(r.name);
         if let (RefKind::Call, Some(args), Outcome::Resolved(targets)) =
-            (r.kind, r.module.as_deref(), &mut outcome)
+            (r.kind, r.module, &mut outcome)
         {
             if super_call {
                 overloads::accepting(g, targets, args);
@@ -823,10 +891,10 @@ fn resolve_file(g: &Graph, file: Idx, refs: &[RefRow], opts: &ResolveOptions) ->
             continue;
         }
         let misses = out.misses.len();
-        keep(&mut out, r.node, kind, &r.name, r.line, outcome);
+        keep(&mut out, r.node, kind, r.name, r.line, outcome);
         if super_call && out.misses.len() > misses {
             if let Some(m) = out.misses.last_mut() {
-                m.key = resolver.unresolved_key(node, &r.name);
+                m.key = resolver.unresolved_key(node, r.name);
             }
         }
     }
@@ -910,6 +978,33 @@ fn round(c: f32) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The compact sites give back what was pushed, in order, names and modules apart.
+    #[test]
+    fn file_sites_keep_each_site_as_given() {
+        let given = [
+            (7, RefKind::Call, "self.save", None, 3),
+            (7, RefKind::Local, "m", Some("Model"), 4),
+            (9, RefKind::Reference, "café.über", Some(""), 5),
+            (9, RefKind::Decorator, "", None, 6),
+        ];
+        let mut sites = FileSites::default();
+        for (node, kind, name, module, line) in given {
+            sites.push(Site {
+                node,
+                kind,
+                name,
+                module,
+                line,
+            });
+        }
+        let back: Vec<_> = sites
+            .iter()
+            .map(|s| (s.node, s.kind, s.name, s.module, s.line))
+            .collect();
+        assert_eq!(back, given);
+        assert_eq!(fitting("é"), "é");
+    }
 
     /// A full build's resolution from sites kept in memory, all, some or none of them (read
     /// back from the database), stores what resolution from the database does, row for row.
