@@ -111,7 +111,6 @@ struct SiteRow {
 const NO_MODULE: u32 = u32::MAX;
 
 /// A reference site, as `FileSites` holds it.
-#[derive(Clone, Copy)]
 struct Site<'a> {
     node: i64,
     kind: RefKind,
@@ -216,6 +215,12 @@ impl Sites {
         let mut order: Vec<&RawRef> = refs.iter().filter(|r| is_site(r.kind)).collect();
         order.sort_by_key(|r| r.node);
         sites.rows.reserve_exact(order.len());
+        sites.text.reserve_exact(
+            order
+                .iter()
+                .map(|r| r.name.len() + r.module.as_ref().map_or(0, String::len))
+                .sum(),
+        );
         for r in order {
             sites.push(Site {
                 node: base + r.node as i64,
@@ -225,7 +230,6 @@ impl Sites {
                 line: r.line,
             });
         }
-        sites.text.shrink_to_fit();
         self.bytes += sites.bytes();
         if self.bytes > self.budget {
             self.kept_below = Some(file_id);

@@ -150,6 +150,18 @@ impl<const N: usize> Postings<N> {
         self.gone_files.insert(file);
     }
 
+    /// A full build's postings, to be written by `EncodedTable::write`.
+    fn into_encoded(self) -> EncodedTable {
+        debug_assert!(
+            self.full,
+            "only a full build encodes its lists as they arrive"
+        );
+        EncodedTable {
+            table: self.table,
+            encoded: self.encoded,
+        }
+    }
+
     /// Writes every changed word's postings.
     fn finish(self, conn: &Connection) -> Result<()> {
         let Postings {
@@ -243,20 +255,6 @@ impl EncodedTable {
             insert.execute(params![&*word, list.bytes])?;
         }
         Ok(())
-    }
-}
-
-impl<const N: usize> Postings<N> {
-    /// A full build's postings, to be written by `EncodedTable::write`.
-    fn into_encoded(self) -> EncodedTable {
-        debug_assert!(
-            self.full,
-            "only a full build encodes its lists as they arrive"
-        );
-        EncodedTable {
-            table: self.table,
-            encoded: self.encoded,
-        }
     }
 }
 

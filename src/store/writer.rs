@@ -271,9 +271,8 @@ impl<'c, 'o> Writer<'c, 'o> {
         Ok(())
     }
 
-    /// Stores the word indexes' changes (`finish` does, if not called before). A full build
-    /// calls it once every file is written: what it gathered in memory is freed before
-    /// resolution loads the graph. No file is inserted or deleted after it.
+    /// Stores the word indexes' changes (`finish` does, if not called before; a full build
+    /// calls `start_word_indexes` instead). No file is inserted or deleted after it.
     pub fn write_word_indexes(&mut self) -> Result<()> {
         if let Some(words) = self.word_indexes.take() {
             words.files.finish(self.conn)?;
