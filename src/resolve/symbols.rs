@@ -303,13 +303,13 @@ impl Graph {
                 g.by_qn.push_hashed(qn_hash, idx);
             }
             parents.push(r.get(5)?);
-            g.read_signature(idx, kind, file, r.get_ref(6)?.as_str_or_null()?);
+            let signature = r.get_ref(6)?.as_str_or_null()?;
+            g.read_signature(idx, kind, file, signature);
             let params = match kind {
                 NodeKind::Method | NodeKind::Function
                     if g.files[file as usize].profile.types.is_some() =>
                 {
-                    let signature = r.get_ref(6)?.as_str_or_null()?.unwrap_or("");
-                    overloads::parse(signature, name).map(Box::new)
+                    overloads::parse(signature.unwrap_or(""), name).map(Box::new)
                 }
                 _ => None,
             };
@@ -323,6 +323,7 @@ impl Graph {
                 qn_hash,
                 params,
             });
+            g.note_file_local(idx, kind, signature);
         }
         for (i, p) in parents.into_iter().enumerate() {
             let Some(p) = p else { continue };
@@ -465,7 +466,6 @@ impl Graph {
         // Rust impl's base moves to the type it names); the sort is stable, so each
         // definition keeps its bases' order.
         g.base_refs.sort_by_key(|b| g.nodes[b.node as usize].file);
-        g.load_file_local(conn)?;
         Ok(g)
     }
 
@@ -477,33 +477,34 @@ impl Graph {
         &self.base_refs[start..end]
     }
 
-    /// Definitions private to a C or C++ source file (see `file_local`) and macros defined
-    /// inside other definitions (see `nested_macros`).
-    fn load_file_local(&mut self, conn: &Connection) -> Result<()> {
-        if !self.files.iter().any(|f| f.profile.translation_units()) {
-            return Ok(());
+    /// C and C++ (given the node just loaded): a definition seen only in its own file (one in
+    /// a source file, not a header, that is no function or a `static` one, or a macro), and a
+    /// macro defined inside another definition.
+    fn note_file_local(&mut self, idx: Idx, kind: NodeKind, signature: Option<&str>) {
+        let file = &self.files[self.nodes[idx as usize].file as usize];
+        if !file.profile.translation_units()
+            || matches!(kind, NodeKind::File | NodeKind::Module | NodeKind::Method)
+        {
+            return;
         }
-        let mut q = conn.prepare(
-            "SELECT n.id, n.signature LIKE '#%' FROM nodes n JOIN files f ON f.id = n.file_id \
-             WHERE f.language IN ('c', 'cpp') AND n.kind NOT IN ('File', 'Module', 'Method') \
-             AND (n.kind <> 'Function' OR n.signature LIKE 'static%' OR n.signature LIKE '#%')",
-        )?;
-        let mut rows = q.query([])?;
-        while let Some(r) = rows.next()? {
-            let Some(idx) = self.node_by_id(r.get(0)?) else {
-                continue;
-            };
-            if r.get::<_, bool>(1)? && self.local_qn(idx).contains('.') {
-                self.nested_macros.insert(idx);
-            }
-            // A header's macros, types and static inline functions are seen by every file
-            // that includes it.
-            let file = &self.files[self.nodes[idx as usize].file as usize];
-            if !is_header(&file.path) {
-                self.file_local.insert(idx);
-            }
+        let macro_like = signature.is_some_and(|s| s.starts_with('#'));
+        // As SQL's `LIKE 'static%'` (ASCII letters in either case), which this replaces.
+        let is_static = signature.is_some_and(|s| {
+            s.as_bytes()
+                .get(..6)
+                .is_some_and(|p| p.eq_ignore_ascii_case(b"static"))
+        });
+        if kind == NodeKind::Function && !is_static && !macro_like {
+            return;
         }
-        Ok(())
+        // A header's macros, types and static inline functions are seen by every file
+        // that includes it.
+        if !is_header(&file.path) {
+            self.file_local.insert(idx);
+        }
+        if macro_like && self.local_qn(idx).contains('.') {
+            self.nested_macros.insert(idx);
+        }
     }
 
     /// What a definition's signature says that resolution uses: the type a function returns,
