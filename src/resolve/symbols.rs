@@ -488,7 +488,7 @@ impl Graph {
             return;
         }
         let macro_like = signature.is_some_and(|s| s.starts_with('#'));
-        // As SQL's `LIKE 'static%'` (ASCII letters in either case), which this replaces.
+        // `static` in any case of its letters (a `STATIC` macro standing for it included).
         let is_static = signature.is_some_and(|s| {
             s.as_bytes()
                 .get(..6)
