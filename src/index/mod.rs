@@ -462,18 +462,6 @@ fn update(
         summary.removed += 1;
     }
     lap.record(summary, "2_extract_write");
-    // Before resolution: a full build holds every file's postings in memory until they are
-    // written (held through resolution, on the Linux kernel they raised the peak by some 450
-    // MB). It writes them on a thread of their own while this one loads the graph (the
-    // kernel's peak about 200 MB higher than when they were written first).
-    let word_indexes = match &deferred {
-        Some(_) => Some(writer.start_word_indexes(staging::temp_beside(&opts.db, "words"))?),
-        None => {
-            writer.write_word_indexes()?;
-            None
-        }
-    };
-    lap.record(summary, "2_word_indexes");
     let stage = |name: &str| {
         if let Some(progress) = &opts.progress {
             progress(name, to_read.len(), to_read.len());
@@ -492,6 +480,14 @@ fn update(
     let same_settings = store::get_meta(&tx, "resolution")?.as_deref() == Some(settings.as_str());
     match &deferred {
         Some(d) => {
+            // Before resolution: a full build holds every file's postings in memory until
+            // they are written (held through resolution, on the Linux kernel they raised the
+            // peak by some 450 MB). It writes them on a thread of their own while this one
+            // loads the graph (the kernel's peak about 200 MB higher than when they were
+            // written first).
+            let word_indexes =
+                writer.start_word_indexes(staging::temp_beside(&opts.db, "words"))?;
+            lap.record(summary, "2_word_indexes");
             // A full build resolves on worker threads while this thread builds every other
             // index; the full text is built on a thread of its own. The edges are then
             // written in one sorted pass and indexed last.
@@ -506,9 +502,7 @@ fn update(
                 writer.finish()?;
                 lap.record(summary, "5_unique_names");
                 tx.execute_batch("COMMIT")?;
-                if let Some(word_indexes) = word_indexes {
-                    word_indexes.finish(&tx)?;
-                }
+                word_indexes.finish(&tx)?;
                 lap.record(summary, "5_word_indexes");
                 // In WAL mode from here on: the full-text thread's connection reads the
                 // definitions as committed while this one goes on writing.
@@ -537,6 +531,8 @@ fn update(
             lap.record(summary, "7_store_full_text");
         }
         None => {
+            writer.write_word_indexes()?;
+            lap.record(summary, "2_word_indexes");
             stage("building indexes");
             writer.finish()?;
             let changes = tracker.finish(&tx)?;

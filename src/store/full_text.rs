@@ -1,5 +1,5 @@
 //! A full build's full-text index, built on a thread of its own while the writer's thread
-//! goes on with the rest of the build (resolution's edges, the secondary indexes).
+//! goes on with the rest of the build (resolution's edges and their indexes).
 //!
 //! SQLite lets one connection write a database at a time, and filling `nodes_fts` is the
 //! longest single piece of a full build's tail (on the Linux kernel about 16 s, with the
