@@ -277,7 +277,10 @@ fn keep(word: &str) -> bool {
 }
 
 /// A whole file's search words for the full-text file index: its path's and its text's
-/// (`words` without compounds), each with its count, sorted, and how many there are in all.
+/// (`words` without compounds), each with its count, and how many there are in all. The
+/// words come in no particular order (the same for the same file): the index keeps each
+/// word's files in file order whatever the order of a file's words, and sorting them cost
+/// an eighth of the time spent here.
 pub fn file_words(path: &str, content: &str) -> (u32, Vec<(String, u32)>) {
     let mut counts: rustc_hash::FxHashMap<String, u32> = Default::default();
     let mut total = 0u32;
@@ -292,9 +295,7 @@ pub fn file_words(path: &str, content: &str) -> (u32, Vec<(String, u32)>) {
     };
     words(path, false, &mut count);
     words(content, false, &mut count);
-    let mut counts: Vec<(String, u32)> = counts.into_iter().collect();
-    counts.sort_unstable();
-    (total, counts)
+    (total, counts.into_iter().collect())
 }
 
 /// The weights of a definition's text columns (name, qualified name, name sub-tokens,
@@ -374,7 +375,8 @@ mod tests {
             "def refund(amount):\n    return amount * rateLimit\n",
         );
         assert_eq!(total, 10);
-        let counts: Vec<(&str, u32)> = counts.iter().map(|(w, n)| (w.as_str(), *n)).collect();
+        let mut counts: Vec<(&str, u32)> = counts.iter().map(|(w, n)| (w.as_str(), *n)).collect();
+        counts.sort_unstable();
         assert_eq!(
             counts,
             [

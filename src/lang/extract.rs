@@ -98,6 +98,7 @@ pub fn extract(lang: &'static Language, path: &str, text: &str) -> FileExtract {
         cx: &cx,
         out: &mut out,
         scopes: Vec::new(),
+        passed: Vec::new(),
         file_len: text.len(),
         deadline,
     }
@@ -152,7 +153,7 @@ pub(crate) fn parse_with_deadline(
 
 fn file_node(path: &str, src: &str) -> ExtractedNode {
     // As `src.lines().count()` counts them: a final line without a newline counts too.
-    let newlines = src.bytes().filter(|&b| b == b'\n').count();
+    let newlines = memchr::memchr_iter(b'\n', src.as_bytes()).count();
     let lines = (newlines + usize::from(!src.is_empty() && !src.ends_with('\n'))).max(1) as u32;
     ExtractedNode {
         kind: NodeKind::File,
@@ -177,19 +178,24 @@ struct Scope {
     qualified_name: String,
 }
 
-struct Walker<'a, 'c> {
+struct Walker<'a, 'c, 't> {
     lang: &'static Language,
     cx: &'a Cx<'c>,
     out: &'a mut FileExtract,
     scopes: Vec<Scope>,
+    /// At each depth of the walk, the nodes passed so far under the current ancestor at the
+    /// depth above: the siblings before each node on the path to the current one, nearest
+    /// last. tree-sitter finds a previous sibling by scanning its parent's children from the
+    /// first, which made a file's leading comments quadratic in its top-level definitions.
+    passed: Vec<Vec<Node<'t>>>,
     /// Length of the file itself (the parsed text may carry one extra newline).
     file_len: usize,
     deadline: Instant,
 }
 
-impl Walker<'_, '_> {
+impl<'t> Walker<'_, '_, 't> {
     /// Walks the tree; false when the file's time budget ran out first.
-    fn walk(&mut self, root: Node) -> bool {
+    fn walk(&mut self, root: Node<'t>) -> bool {
         let module = self.lang.rules.module_name(self.cx.path, root, self.cx);
         self.out.module = module.clone();
         self.scopes.push(Scope {
@@ -202,8 +208,10 @@ impl Walker<'_, '_> {
         let mut cursor = root.walk();
         let mut visited = 0u32;
         let mut depth = 0u32;
+        self.passed.push(Vec::new());
         'outer: loop {
             let node = cursor.node();
+            self.passed[depth as usize].push(node);
             if node.is_named() && node.id() != root.id() {
                 self.visit(node);
                 visited += 1;
@@ -214,6 +222,10 @@ impl Walker<'_, '_> {
             // Depth is counted here: the cursor's own `depth()` walks its whole stack.
             if depth < MAX_VISIT_DEPTH && cursor.goto_first_child() {
                 depth += 1;
+                match self.passed.get_mut(depth as usize) {
+                    Some(level) => level.clear(),
+                    None => self.passed.push(Vec::new()),
+                }
                 continue;
             }
             loop {
@@ -233,7 +245,7 @@ impl Walker<'_, '_> {
         true
     }
 
-    fn visit(&mut self, node: Node) {
+    fn visit(&mut self, node: Node<'t>) {
         let rules = self.lang.rules;
         let enclosing = self.scopes.last().expect("file scope").kind;
         // Error recovery inserts zero-width (missing) names, whose text is empty: there is
@@ -260,7 +272,7 @@ impl Walker<'_, '_> {
         self.out.refs.truncate(kept);
     }
 
-    fn open_definition(&mut self, node: Node, def: crate::lang::Def) {
+    fn open_definition(&mut self, node: Node<'t>, def: crate::lang::Def<'t>) {
         let parent = self.scopes.last().expect("file scope");
         let mut kind = def.kind;
         if kind == NodeKind::Function && (parent.kind.is_type_like() || def.scope.is_some()) {
@@ -318,17 +330,28 @@ impl Walker<'_, '_> {
 
     /// The first of the siblings directly before a definition that belong to it
     /// (`#[derive] struct S`), or the definition itself.
-    fn first_attached<'t>(&self, outer: Node<'t>) -> Node<'t> {
+    fn first_attached(&self, outer: Node<'t>) -> Node<'t> {
         let kinds = self.lang.rules.attached_prefix_kinds();
-        let mut first = outer;
-        while let Some(prev) = first.prev_named_sibling() {
-            if kinds.contains(&prev.kind_str()) {
-                first = prev;
-            } else {
-                break;
+        self.earlier_siblings(outer)
+            .filter(|n| n.is_named())
+            .take_while(|n| kinds.contains(&n.kind_str()))
+            .last()
+            .unwrap_or(outer)
+    }
+
+    /// The siblings before `node`, nearest first: from what the walk passed when `node` is
+    /// on its path (or a sibling shortly before it), else from tree-sitter.
+    fn earlier_siblings(&self, node: Node<'t>) -> EarlierSiblings<'_, 't> {
+        /// How far back a level is searched for `node`: further than any attribute run.
+        const NEAR: usize = 64;
+        for level in self.passed.iter().rev() {
+            let near = &level[level.len().saturating_sub(NEAR)..];
+            if let Some(i) = near.iter().rposition(|n| n.id() == node.id()) {
+                let before = level.len() - near.len() + i;
+                return EarlierSiblings::Passed(level[..before].iter());
             }
         }
-        first
+        EarlierSiblings::Scanned(node.prev_sibling())
     }
 
     /// The declaration without its body, whitespace collapsed; attribute and decorator
@@ -368,11 +391,11 @@ impl Walker<'_, '_> {
     }
 
     /// Contiguous comments directly above a definition, markers stripped.
-    fn leading_comment(&self, anchor: Node) -> Option<String> {
+    fn leading_comment(&self, anchor: Node<'t>) -> Option<String> {
         let mut comments = Vec::new();
         let mut next_row = anchor.start_position().row;
-        let mut cur = anchor.prev_sibling();
-        while let Some(prev) = cur {
+        let mut earlier = self.earlier_siblings(anchor).peekable();
+        while let Some(prev) = earlier.next() {
             if !prev.kind_str().contains("comment") || last_row(prev) + 1 < next_row {
                 break;
             }
@@ -382,15 +405,14 @@ impl Walker<'_, '_> {
                 break;
             }
             // A trailing comment on the previous code line belongs to that line.
-            if prev
-                .prev_sibling()
-                .is_some_and(|p| last_row(p) == prev.start_position().row)
+            if earlier
+                .peek()
+                .is_some_and(|p| last_row(*p) == prev.start_position().row)
             {
                 break;
             }
             comments.push(self.cx.text(prev));
             next_row = prev.start_position().row;
-            cur = prev.prev_sibling();
         }
         if comments.is_empty() {
             return None;
@@ -404,6 +426,27 @@ impl Walker<'_, '_> {
             .join("\n");
         let text = text.trim();
         (!text.is_empty()).then(|| text.to_string())
+    }
+}
+
+/// `Walker::earlier_siblings`.
+enum EarlierSiblings<'a, 't> {
+    Passed(std::slice::Iter<'a, Node<'t>>),
+    Scanned(Option<Node<'t>>),
+}
+
+impl<'t> Iterator for EarlierSiblings<'_, 't> {
+    type Item = Node<'t>;
+
+    fn next(&mut self) -> Option<Node<'t>> {
+        match self {
+            EarlierSiblings::Passed(before) => before.next_back().copied(),
+            EarlierSiblings::Scanned(next) => {
+                let node = (*next)?;
+                *next = node.prev_sibling();
+                Some(node)
+            }
+        }
     }
 }
 

@@ -2,9 +2,10 @@
 //! child in a field. `Node::kind` measures and validates the kind's C string on every call,
 //! and `Node::child_by_field_name` compares the name with each of the grammar's field names
 //! in turn; on the Linux kernel's C the two cost a sixth of extraction's time outside the
-//! parser. Both answers come from tables made once per grammar and thread.
+//! parser. Both answers come from tables made once per grammar.
 
-use std::cell::RefCell;
+use std::cell::Cell;
+use std::sync::Mutex;
 use tree_sitter::Node;
 
 /// Kind and field lookups through per-grammar tables; the same answers as
@@ -56,23 +57,35 @@ struct Grammar {
     fields: Box<[(&'static str, u16)]>,
 }
 
+/// Every grammar's tables made so far: one per grammar for the life of the process (there
+/// are a score of grammars), so that a thread can keep a plain reference to the last it used.
+static GRAMMARS: Mutex<Vec<&'static Grammar>> = Mutex::new(Vec::new());
+
 thread_local! {
-    static GRAMMARS: RefCell<Vec<Grammar>> = const { RefCell::new(Vec::new()) };
+    /// The tables this thread used last: a file's nodes all share one grammar, so the rules'
+    /// many questions about them are answered without a lock or a search.
+    static LAST: Cell<Option<&'static Grammar>> = const { Cell::new(None) };
 }
 
 fn with_grammar<R>(node: Node, f: impl FnOnce(&Grammar) -> R) -> R {
     let language = node.language();
-    GRAMMARS.with(|cell| {
-        let mut grammars = cell.borrow_mut();
-        let i = match grammars.iter().position(|g| g.language == *language) {
-            Some(i) => i,
-            None => {
-                grammars.push(Grammar::of(&language));
-                grammars.len() - 1
-            }
-        };
-        f(&grammars[i])
-    })
+    let grammar = match LAST.get() {
+        Some(g) if g.language == *language => g,
+        _ => {
+            let mut grammars = GRAMMARS.lock().unwrap_or_else(|e| e.into_inner());
+            let g = match grammars.iter().find(|g| g.language == *language) {
+                Some(g) => *g,
+                None => {
+                    let g: &'static Grammar = Box::leak(Box::new(Grammar::of(&language)));
+                    grammars.push(g);
+                    g
+                }
+            };
+            LAST.set(Some(g));
+            g
+        }
+    };
+    f(grammar)
 }
 
 impl Grammar {

@@ -11,7 +11,7 @@ const MAX_ROWS: usize = 16;
 /// Inserts rows of `C` values into one table's columns, in the order given.
 pub struct RowInserter<'c, const C: usize> {
     conn: &'c Connection,
-    /// `INSERT INTO table(columns) VALUES `
+    /// `INSERT OR FAIL INTO table(columns) VALUES `
     head: String,
     /// The statement for `k + 1` rows, once prepared.
     statements: Vec<Option<Statement<'c>>>,
@@ -21,7 +21,14 @@ impl<'c, const C: usize> RowInserter<'c, C> {
     pub fn new(conn: &'c Connection, table: &str, columns: [&str; C]) -> Self {
         RowInserter {
             conn,
-            head: format!("INSERT INTO {table}({}) VALUES ", columns.join(", ")),
+            // `OR FAIL`: a constraint error still fails the statement, but without undoing
+            // the statement's earlier rows, which spares SQLite a journal of every page a
+            // statement of several rows changes (the whole transaction is rolled back on any
+            // error anyway).
+            head: format!(
+                "INSERT OR FAIL INTO {table}({}) VALUES ",
+                columns.join(", ")
+            ),
             statements: (0..MAX_ROWS).map(|_| None).collect(),
         }
     }
