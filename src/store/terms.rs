@@ -3,7 +3,9 @@
 //! id, so a full build and an incremental run that reach the same tree store the same bytes.
 
 use crate::ids::{base_name, ORDINAL_BITS};
+use crate::store::rows::{text, RowInserter};
 use anyhow::Result;
+use rusqlite::types::ValueRef;
 use rusqlite::{params, Connection, OptionalExtension};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -244,15 +246,14 @@ impl EncodedTable {
     pub fn write(self, conn: &Connection, abandoned: &AtomicBool) -> Result<()> {
         let mut encoded: Vec<(Box<str>, Encoded)> = self.encoded.into_iter().collect();
         encoded.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let mut insert = conn.prepare_cached(&format!(
-            "INSERT INTO {}(term, postings) VALUES (?1, ?2)",
-            self.table
-        ))?;
-        for (i, (word, list)) in encoded.into_iter().enumerate() {
-            if i % 4096 == 0 && abandoned.load(Ordering::Relaxed) {
+        let mut rows = RowInserter::new(conn, self.table, ["term", "postings"]);
+        for some in encoded.chunks(4096) {
+            if abandoned.load(Ordering::Relaxed) {
                 break;
             }
-            insert.execute(params![&*word, list.bytes])?;
+            rows.insert(some.iter(), |(word, list)| {
+                [text(word), ValueRef::Blob(&list.bytes)]
+            })?;
         }
         Ok(())
     }
