@@ -114,7 +114,7 @@ fn ascii_sub_tokens(ident: &str, buf: &mut String, mut emit: impl FnMut(&str)) {
 /// Calls `each` with every maximal run of letters and digits in `text` (and underscores,
 /// when `underscores` is set), and whether the run is ASCII. ASCII bytes are classified
 /// as bytes; only other characters are decoded.
-fn runs(text: &str, underscores: bool, mut each: impl FnMut(&str, bool)) {
+fn runs<'t>(text: &'t str, underscores: bool, mut each: impl FnMut(&'t str, bool)) {
     let bytes = text.as_bytes();
     // Text in one language repeats a few dozen letters: each one's class is looked up in
     // Unicode's tables once, then found here (an ASCII key marks an empty slot).
@@ -195,18 +195,10 @@ pub fn words(text: &str, whole: bool, mut emit: impl FnMut(&str)) {
     let mut buf = String::new();
     runs(text, true, |raw, ascii| {
         let mut parts = 0;
-        let mut part = |part: &str| {
-            if keep(part) {
-                emit(part);
-                parts += 1;
-            }
-        };
-        if ascii {
-            ascii_sub_tokens(raw, &mut buf, &mut part);
-        } else {
-            // A run holds letters, digits and underscores only.
-            sub_tokens(raw, |c| c == '_', &mut buf, &mut part);
-        }
+        run_words(raw, ascii, &mut buf, |part| {
+            emit(part);
+            parts += 1;
+        });
         if whole && parts > 1 {
             let lower = raw.to_lowercase();
             if keep(&lower) {
@@ -214,6 +206,21 @@ pub fn words(text: &str, whole: bool, mut emit: impl FnMut(&str)) {
             }
         }
     });
+}
+
+/// The search words of one run of letters, digits and underscores (see `runs`).
+fn run_words(raw: &str, ascii: bool, buf: &mut String, mut emit: impl FnMut(&str)) {
+    let mut part = |part: &str| {
+        if keep(part) {
+            emit(part);
+        }
+    };
+    if ascii {
+        ascii_sub_tokens(raw, buf, &mut part);
+    } else {
+        // A run holds letters, digits and underscores only.
+        sub_tokens(raw, |c| c == '_', buf, &mut part);
+    }
 }
 
 /// `STOPWORDS` as integers (see `packed`), in the same order: a lookup compares integers.
@@ -282,20 +289,67 @@ fn keep(word: &str) -> bool {
 /// word's files in file order whatever the order of a file's words, and sorting them cost
 /// an eighth of the time spent here.
 pub fn file_words(path: &str, content: &str) -> (u32, Vec<(String, u32)>) {
-    let mut counts: rustc_hash::FxHashMap<String, u32> = Default::default();
-    let mut total = 0u32;
-    let mut count = |w: &str| {
-        total = total.saturating_add(1);
-        match counts.get_mut(w) {
-            Some(n) => *n += 1,
-            None => {
-                counts.insert(w.to_string(), 1);
+    let mut counts = WordCounts::default();
+    counts.add(path);
+    counts.add(content);
+    let WordCounts {
+        ids, counts, total, ..
+    } = counts;
+    let words = ids
+        .into_iter()
+        .map(|(word, id)| (word, counts[id as usize]))
+        .collect();
+    (total, words)
+}
+
+/// Counts the words of texts as `words` without compounds finds them. A file repeats its
+/// identifiers: each distinct run of letters, digits and underscores is split into words
+/// once, and where it comes again the words it gave are counted again.
+#[derive(Default)]
+struct WordCounts<'a> {
+    /// Each run seen, and where its words' ids are in `split`.
+    runs: rustc_hash::FxHashMap<&'a str, (u32, u32)>,
+    split: Vec<u32>,
+    /// Each word's id, and the count of each id.
+    ids: rustc_hash::FxHashMap<String, u32>,
+    counts: Vec<u32>,
+    total: u32,
+    buf: String,
+}
+
+impl<'a> WordCounts<'a> {
+    fn add(&mut self, text: &'a str) {
+        let WordCounts {
+            runs: seen,
+            split,
+            ids,
+            counts,
+            total,
+            buf,
+        } = self;
+        runs(text, true, |raw, ascii| {
+            let (start, end) = *seen.entry(raw).or_insert_with(|| {
+                let start = split.len() as u32;
+                run_words(raw, ascii, buf, |word| {
+                    let id = match ids.get(word) {
+                        Some(&id) => id,
+                        None => {
+                            let id = counts.len() as u32;
+                            ids.insert(word.to_string(), id);
+                            counts.push(0);
+                            id
+                        }
+                    };
+                    split.push(id);
+                });
+                (start, split.len() as u32)
+            });
+            for &id in &split[start as usize..end as usize] {
+                counts[id as usize] += 1;
             }
-        }
-    };
-    words(path, false, &mut count);
-    words(content, false, &mut count);
-    (total, counts.into_iter().collect())
+            *total = total.saturating_add(end - start);
+        });
+    }
 }
 
 /// The weights of a definition's text columns (name, qualified name, name sub-tokens,
