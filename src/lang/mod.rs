@@ -319,6 +319,10 @@ pub fn line_of(node: Node) -> u32 {
 
 /// Collapses whitespace runs to one space and caps the length (on a char boundary).
 pub fn compact(text: &str, max_chars: usize) -> String {
+    // Most texts (a callee, a base) are short and printable ASCII: nothing to change.
+    if text.len() <= max_chars && text.bytes().all(|b| b.is_ascii_graphic()) {
+        return text.to_string();
+    }
     let mut out = String::with_capacity(text.len().min(max_chars + 4));
     let mut pending_space = false;
     let mut count = 0;
@@ -521,6 +525,8 @@ mod tests {
     #[test]
     fn compact_keeps_at_most_max_chars_before_the_ellipsis() {
         assert_eq!(compact("a  b\n c", 10), "a b c");
+        assert_eq!(compact("self.run", 8), "self.run");
+        assert_eq!(compact("self.run", 7), "self.ru…");
         assert_eq!(compact("abcd", 3), "abc…");
         // A space owed before the last character used to make it one too many.
         assert_eq!(compact("ab cd", 3), "ab…");
