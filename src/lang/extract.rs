@@ -222,9 +222,8 @@ impl<'t> Walker<'_, '_, 't> {
             // Depth is counted here: the cursor's own `depth()` walks its whole stack.
             if depth < MAX_VISIT_DEPTH && cursor.goto_first_child() {
                 depth += 1;
-                match self.passed.get_mut(depth as usize) {
-                    Some(level) => level.clear(),
-                    None => self.passed.push(Vec::new()),
+                if self.passed.len() == depth as usize {
+                    self.passed.push(Vec::new());
                 }
                 continue;
             }
@@ -239,6 +238,8 @@ impl<'t> Walker<'_, '_, 't> {
                 if !cursor.goto_parent() {
                     break 'outer;
                 }
+                // Left behind: only the levels on the path to the current node hold nodes.
+                self.passed[depth as usize].clear();
                 depth -= 1;
             }
         }
