@@ -164,7 +164,13 @@ pub struct Resolver<'g> {
     visible_cache: RefCell<Option<Rc<Visible<'g>>>>,
     /// What `type_of` found: a local is typed once however often it is used.
     types: RefCell<TypeCache>,
+    /// For each file asked about, the imports binding each name, in order: `imported` runs
+    /// for most names a file looks up, and scanning every import each time made it most of
+    /// a lookup's time in files with many imports.
+    bindings: RefCell<HashMap<Idx, Rc<Bindings<'g>>>>,
 }
+
+type Bindings<'g> = HashMap<&'g str, Vec<u32>>;
 
 /// `type_of` results by (scope, depth, hash of the type text), with the text to check.
 type TypeCache = HashMap<(Idx, u8, u64), (Box<str>, Step)>;
@@ -183,6 +189,7 @@ impl<'g> Resolver<'g> {
             caller: Cell::new(0),
             visible_cache: RefCell::new(None),
             types: RefCell::new(HashMap::new()),
+            bindings: RefCell::new(HashMap::new()),
         }
     }
 
@@ -1378,8 +1385,10 @@ impl<'g> Resolver<'g> {
         let g = self.g;
         let f = g.file(file);
         let style = f.profile.imports;
-        for imp in &f.imports {
-            if binds(style, imp, name) && self.visible(imp, scope) {
+        let bindings = self.bindings(file);
+        let binding_name = bindings.get(name).map_or(&[][..], Vec::as_slice);
+        for imp in binding_name.iter().map(|&i| &f.imports[i as usize]) {
+            if self.visible(imp, scope) {
                 let step = self
                     .import_target(file, imp, depth, true)
                     .map(|s| match s.value {
@@ -1416,6 +1425,23 @@ impl<'g> Resolver<'g> {
     }
 
     /// An import inside a function binds only there; one at file level binds everywhere.
+    /// `file`'s imports by the name each binds (see `bindings`).
+    fn bindings(&self, file: Idx) -> Rc<Bindings<'g>> {
+        if let Some(found) = self.bindings.borrow().get(&file) {
+            return found.clone();
+        }
+        let f = self.g.file(file);
+        let mut by_name = Bindings::new();
+        for (i, imp) in f.imports.iter().enumerate() {
+            if let Some(name) = binding(f.profile.imports, imp) {
+                by_name.entry(name).or_default().push(i as u32);
+            }
+        }
+        let by_name = Rc::new(by_name);
+        self.bindings.borrow_mut().insert(file, by_name.clone());
+        by_name
+    }
+
     fn visible(&self, imp: &Import, scope: Idx) -> bool {
         let g = self.g;
         if g.node(imp.node).kind == NodeKind::File {
