@@ -1386,8 +1386,8 @@ impl<'g> Resolver<'g> {
         let f = g.file(file);
         let style = f.profile.imports;
         let bindings = self.bindings(file);
-        let binding_name = bindings.get(name).map_or(&[][..], Vec::as_slice);
-        for imp in binding_name.iter().map(|&i| &f.imports[i as usize]) {
+        let binding = bindings.get(name).map_or(&[][..], Vec::as_slice);
+        for imp in binding.iter().map(|&i| &f.imports[i as usize]) {
             if self.visible(imp, scope) {
                 let step = self
                     .import_target(file, imp, depth, true)
@@ -1424,7 +1424,6 @@ impl<'g> Resolver<'g> {
         None
     }
 
-    /// An import inside a function binds only there; one at file level binds everywhere.
     /// `file`'s imports by the name each binds (see `bindings`).
     fn bindings(&self, file: Idx) -> Rc<Bindings<'g>> {
         if let Some(found) = self.bindings.borrow().get(&file) {
@@ -1442,6 +1441,7 @@ impl<'g> Resolver<'g> {
         by_name
     }
 
+    /// An import inside a function binds only there; one at file level binds everywhere.
     fn visible(&self, imp: &Import, scope: Idx) -> bool {
         let g = self.g;
         if g.node(imp.node).kind == NodeKind::File {
