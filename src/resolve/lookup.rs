@@ -164,13 +164,13 @@ pub struct Resolver<'g> {
     visible_cache: RefCell<Option<Rc<Visible<'g>>>>,
     /// What `type_of` found: a local is typed once however often it is used.
     types: RefCell<TypeCache>,
-    /// For each file asked about, the imports binding each name, in order: `imported` runs
-    /// for most names a file looks up, and scanning every import each time made it most of
-    /// a lookup's time in files with many imports.
+    /// For each file asked about, the imports binding each name, in order: a lookup asks
+    /// for most names a file uses, and scanning every import each time made it most of a
+    /// lookup's time in files with many imports.
     bindings: RefCell<HashMap<Idx, Rc<Bindings<'g>>>>,
 }
 
-type Bindings<'g> = HashMap<&'g str, Vec<u32>>;
+type Bindings<'g> = HashMap<&'g str, Vec<&'g Import>>;
 
 /// `type_of` results by (scope, depth, hash of the type text), with the text to check.
 type TypeCache = HashMap<(Idx, u8, u64), (Box<str>, Step)>;
@@ -1345,8 +1345,9 @@ impl<'g> Resolver<'g> {
                     file.profile.imports != ImportStyle::Rust
                         || g.node(imp.node).kind == NodeKind::File
                 };
-                for imp in file.imports.iter().filter(exported) {
-                    if binds(file.profile.imports, imp, name) {
+                let bindings = self.bindings(f);
+                for &imp in bindings.get(name).into_iter().flatten() {
+                    if exported(&imp) {
                         if let Ok(step) = self.import_target(f, imp, depth + 1, true) {
                             return Ok(step);
                         }
@@ -1386,8 +1387,7 @@ impl<'g> Resolver<'g> {
         let f = g.file(file);
         let style = f.profile.imports;
         let bindings = self.bindings(file);
-        let binding = bindings.get(name).map_or(&[][..], Vec::as_slice);
-        for imp in binding.iter().map(|&i| &f.imports[i as usize]) {
+        for &imp in bindings.get(name).into_iter().flatten() {
             if self.visible(imp, scope) {
                 let step = self
                     .import_target(file, imp, depth, true)
@@ -1431,9 +1431,9 @@ impl<'g> Resolver<'g> {
         }
         let f = self.g.file(file);
         let mut by_name = Bindings::new();
-        for (i, imp) in f.imports.iter().enumerate() {
+        for imp in &f.imports {
             if let Some(name) = binding(f.profile.imports, imp) {
-                by_name.entry(name).or_default().push(i as u32);
+                by_name.entry(name).or_default().push(imp);
             }
         }
         let by_name = Rc::new(by_name);
@@ -1670,6 +1670,7 @@ fn is_star(style: ImportStyle, imp: &Import) -> bool {
 }
 
 /// Whether an import binds `name`.
+#[cfg(test)]
 fn binds(style: ImportStyle, imp: &Import, name: &str) -> bool {
     binding(style, imp) == Some(name)
 }

@@ -450,10 +450,9 @@ impl Resolver<'_> {
         let g = self.g;
         let (parent, name) = m.rsplit_once('.').unwrap_or(("", m));
         for f in g.module_files(parent) {
-            let file = g.file(f);
-            for imp in &file.imports {
-                if g.node(imp.node).kind == NodeKind::File && binds(file.profile.imports, imp, name)
-                {
+            let bindings = self.bindings(f);
+            for &imp in bindings.get(name).into_iter().flatten() {
+                if g.node(imp.node).kind == NodeKind::File {
                     if let Ok(
                         step @ Step {
                             value: Value::Defs(_),
