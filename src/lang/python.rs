@@ -5,8 +5,8 @@
 use super::{dedent, dotted_module, unquote, Cx, Def, FileState, Rules, MAX_NESTING};
 use crate::lang::NodeExt;
 use crate::model::{NodeKind, RawRef, RefKind};
+use rustc_hash::FxHashMap;
 use std::cell::RefMut;
-use std::collections::HashMap;
 use std::sync::OnceLock;
 use tree_sitter::{Language, Node};
 
@@ -73,7 +73,7 @@ impl Rules for Python {
             scopes: vec![Scope {
                 end: usize::MAX,
                 class: false,
-                bound: HashMap::new(),
+                bound: FxHashMap::default(),
             }],
             bases: usize::MAX,
             decorated: usize::MAX,
@@ -249,7 +249,7 @@ struct Scope {
     end: usize,
     /// A class body: its names are not visible inside its methods.
     class: bool,
-    bound: HashMap<String, Binding>,
+    bound: FxHashMap<String, Binding>,
 }
 
 /// A variable not yet stored: most are never called or used as a receiver, so its `Local`
@@ -278,7 +278,7 @@ fn enter(state: &mut State, node: Node, kind: u16, ids: &Ids) {
         s.push(Scope {
             end: node.end_byte(),
             class: kind == ids.class_definition,
-            bound: HashMap::default(),
+            bound: FxHashMap::default(),
         });
     }
 }

@@ -21,8 +21,8 @@ use super::symbols::{file_stem, is_c, is_header, Graph, Idx, Import};
 use crate::model::NodeKind;
 use c_family::Visible;
 use go_rust::{rust_deref, rust_unwrap};
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use syntax::{
     clean_type, first_argument, go_package, join_path, js_file, normalize_path, python_module,
@@ -157,7 +157,7 @@ pub struct Resolver<'g> {
     g: &'g Graph,
     fuzzy_limit: usize,
     /// Locals of the file being resolved, by the definition they belong to.
-    locals: HashMap<Idx, Vec<Local>>,
+    locals: FxHashMap<Idx, Vec<Local>>,
     /// The file of the reference being resolved (set by `resolve`).
     caller: Cell<Idx>,
     /// C and C++: what the last file asked about sees through its includes.
@@ -167,16 +167,16 @@ pub struct Resolver<'g> {
     /// For each file asked about, the imports binding each name, in order: a lookup asks
     /// for most names a file uses, and scanning every import each time made it most of a
     /// lookup's time in files with many imports.
-    bindings: RefCell<HashMap<Idx, Rc<Bindings<'g>>>>,
+    bindings: RefCell<FxHashMap<Idx, Rc<Bindings<'g>>>>,
 }
 
-type Bindings<'g> = HashMap<&'g str, Vec<&'g Import>>;
+type Bindings<'g> = FxHashMap<&'g str, Vec<&'g Import>>;
 
 /// `type_of` results by (scope, depth, hash of the type text), with the text to check.
-type TypeCache = HashMap<(Idx, u8, u64), (Box<str>, Step)>;
+type TypeCache = FxHashMap<(Idx, u8, u64), (Box<str>, Step)>;
 
 impl<'g> Resolver<'g> {
-    pub fn new(g: &'g Graph, fuzzy_limit: usize, mut locals: HashMap<Idx, Vec<Local>>) -> Self {
+    pub fn new(g: &'g Graph, fuzzy_limit: usize, mut locals: FxHashMap<Idx, Vec<Local>>) -> Self {
         // Sorted by name (stably: same-named bindings keep their order) for binary search;
         // a Go or Rust function binds hundreds of locals.
         for v in locals.values_mut() {
@@ -188,8 +188,8 @@ impl<'g> Resolver<'g> {
             locals,
             caller: Cell::new(0),
             visible_cache: RefCell::new(None),
-            types: RefCell::new(HashMap::new()),
-            bindings: RefCell::new(HashMap::new()),
+            types: RefCell::new(FxHashMap::default()),
+            bindings: RefCell::new(FxHashMap::default()),
         }
     }
 
@@ -459,7 +459,7 @@ impl<'g> Resolver<'g> {
                     .parent
                     .is_none_or(|p| !g.node(p).kind.is_type_like())
             };
-            let defined: HashSet<&str> = found
+            let defined: FxHashSet<&str> = found
                 .iter()
                 .filter(|&&i| out_of_line(i))
                 .map(|&i| g.local_qn(i))
@@ -1430,7 +1430,7 @@ impl<'g> Resolver<'g> {
             return found.clone();
         }
         let f = self.g.file(file);
-        let mut by_name = Bindings::new();
+        let mut by_name = Bindings::default();
         for imp in &f.imports {
             if let Some(name) = binding(f.profile.imports, imp) {
                 by_name.entry(name).or_default().push(imp);

@@ -29,6 +29,7 @@ use anyhow::Result;
 use lookup::{Found, Local, Outcome, Resolver};
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Condvar, Mutex};
@@ -638,9 +639,9 @@ fn includes(g: &mut Graph) {
         return;
     }
     let (includes, implementation) = {
-        let r = Resolver::new(g, 0, HashMap::new());
+        let r = Resolver::new(g, 0, FxHashMap::default());
         let mut includes = Vec::with_capacity(g.files.len());
-        let mut implementation = HashMap::new();
+        let mut implementation = FxHashMap::default();
         for (i, f) in g.files.iter().enumerate() {
             let i = i as Idx;
             if !f.profile.translation_units() {
@@ -654,7 +655,7 @@ fn includes(g: &mut Graph) {
         }
         (includes, implementation)
     };
-    let mut included_by: HashMap<Idx, Vec<Idx>> = HashMap::new();
+    let mut included_by: FxHashMap<Idx, Vec<Idx>> = FxHashMap::default();
     for (i, targets) in includes.iter().enumerate() {
         for &t in targets.iter() {
             if !symbols::is_header(&g.file(t).path) {
@@ -669,10 +670,10 @@ fn includes(g: &mut Graph) {
 
 /// Resolves the base types of every definition first: member lookups walk the hierarchy.
 fn hierarchy(g: &mut Graph, fuzzy_limit: usize) {
-    let mut bases: HashMap<Idx, Vec<Idx>> = HashMap::new();
+    let mut bases: FxHashMap<Idx, Vec<Idx>> = FxHashMap::default();
     let mut external = Vec::new();
     {
-        let r = Resolver::new(g, fuzzy_limit, HashMap::new());
+        let r = Resolver::new(g, fuzzy_limit, FxHashMap::default());
         for b in &g.base_refs {
             match r.resolve(b.node, &b.name) {
                 Outcome::Resolved(targets) => {
@@ -851,7 +852,7 @@ fn edge_kind(kind: RefKind) -> Option<&'static str> {
 
 /// Everything one file's references resolve to, in the file's order.
 fn resolve_file(g: &Graph, file: Idx, refs: &FileSites, opts: &ResolveOptions) -> Resolved {
-    let mut locals: HashMap<Idx, Vec<Local>> = HashMap::new();
+    let mut locals: FxHashMap<Idx, Vec<Local>> = FxHashMap::default();
     for r in refs.iter().filter(|r| r.kind == RefKind::Local) {
         if let Some(node) = g.node_by_id(r.node) {
             locals.entry(node).or_default().push(Local {

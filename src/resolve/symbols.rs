@@ -8,7 +8,7 @@ use crate::ids::base_name;
 use crate::model::{NodeKind, RefKind};
 use anyhow::Result;
 use rusqlite::Connection;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 pub type Idx = u32;
 
@@ -148,7 +148,7 @@ fn hash_more(mut h: u64, s: &str) -> u64 {
 pub struct Graph {
     pub files: Vec<FileInfo>,
     pub nodes: Vec<NodeInfo>,
-    file_by_id: HashMap<i64, Idx>,
+    file_by_id: FxHashMap<i64, Idx>,
     by_qn: HashIndex,
     by_name: HashIndex,
     /// Module names and every dotted prefix of them (a package with only submodules).
@@ -159,7 +159,7 @@ pub struct Graph {
     module_suffixes: HashIndex,
     /// Files by their last path component (`util.h`).
     by_basename: HashIndex,
-    fields: HashMap<(Idx, u64), Vec<Field>>,
+    fields: FxHashMap<(Idx, u64), Vec<Field>>,
     /// Qualifiers that are no definition or module but hold definitions: the variable of
     /// a JavaScript object literal whose methods are `api.get`. Maps to a node under it.
     /// Only JavaScript's and Lua-like languages' (a table `M` of `function M.f()`):
@@ -169,33 +169,33 @@ pub struct Graph {
     /// Base types named by every definition, in file order (see `base_refs_of`).
     pub base_refs: Vec<BaseRef>,
     /// Direct base types of each type, filled by `super::hierarchy`.
-    pub bases: HashMap<Idx, Vec<Idx>>,
+    pub bases: FxHashMap<Idx, Vec<Idx>>,
     /// Types with a base outside the repository: an unknown member may be inherited.
-    pub external_bases: HashSet<Idx>,
+    pub external_bases: FxHashSet<Idx>,
     /// Declared return types of functions, as written (`-> Session`, `): Session`).
-    pub returns: HashMap<Idx, Box<str>>,
+    pub returns: FxHashMap<Idx, Box<str>>,
     /// `module` lines of `go.mod` files: (module path, directory).
     pub go_modules: Vec<(String, String)>,
     /// C and C++: the files each file `#include`s (by file index; empty for other
     /// languages), filled by `super::includes`.
     pub includes: Vec<Box<[Idx]>>,
     /// C and C++: the implementation file beside a header (`util.h` -> `util.c`).
-    pub implementation: HashMap<Idx, Idx>,
+    pub implementation: FxHashMap<Idx, Idx>,
     /// C and C++: the files that include a source (not header) file, as unity builds do
     /// (`build_policy.c` includes `sched.h`, then `fair.c`).
-    pub included_by: HashMap<Idx, Vec<Idx>>,
+    pub included_by: FxHashMap<Idx, Vec<Idx>>,
     /// C and C++ definitions only their own file can see: `static` functions, and the macros,
     /// types and constants of source (not header) files.
-    pub file_local: HashSet<Idx>,
+    pub file_local: FxHashSet<Idx>,
     /// C and C++ macros defined inside a namespace, class or function: the preprocessor
     /// knows them by their bare name.
-    pub nested_macros: HashSet<Idx>,
+    pub nested_macros: FxHashSet<Idx>,
     /// Go: hashes of the names of typed package variables (most names are none).
-    pub go_vars: HashSet<u64>,
+    pub go_vars: FxHashSet<u64>,
     /// Go and Rust: what a type alias stands for (`type FileInfo = fs.FileInfo`).
-    pub aliases: HashMap<Idx, Box<str>>,
+    pub aliases: FxHashMap<Idx, Box<str>>,
     /// Rust: `macro_rules!` definitions (stored as functions), for `name!` calls.
-    pub macros: HashSet<Idx>,
+    pub macros: FxHashSet<Idx>,
     /// Rust: the crates of the repository by the name other crates use (`Cargo.toml`'s
     /// package name, `-` as `_`), with the module of their root (`src/lib.rs`).
     pub rust_crates: Vec<(String, String)>,
@@ -206,28 +206,28 @@ impl Graph {
         let mut g = Graph {
             files: Vec::new(),
             nodes: Vec::new(),
-            file_by_id: HashMap::new(),
+            file_by_id: FxHashMap::default(),
             by_qn: HashIndex::default(),
             by_name: HashIndex::default(),
             modules: HashIndex::default(),
             by_path: HashIndex::default(),
             module_suffixes: HashIndex::default(),
             by_basename: HashIndex::default(),
-            fields: HashMap::new(),
+            fields: FxHashMap::default(),
             scopes: HashIndex::default(),
             base_refs: Vec::new(),
-            bases: HashMap::new(),
-            external_bases: HashSet::new(),
+            bases: FxHashMap::default(),
+            external_bases: FxHashSet::default(),
             go_modules: Vec::new(),
-            returns: HashMap::new(),
+            returns: FxHashMap::default(),
             includes: Vec::new(),
-            implementation: HashMap::new(),
-            included_by: HashMap::new(),
-            file_local: HashSet::new(),
-            nested_macros: HashSet::new(),
-            go_vars: HashSet::new(),
-            aliases: HashMap::new(),
-            macros: HashSet::new(),
+            implementation: FxHashMap::default(),
+            included_by: FxHashMap::default(),
+            file_local: FxHashSet::default(),
+            nested_macros: FxHashSet::default(),
+            go_vars: FxHashSet::default(),
+            aliases: FxHashMap::default(),
+            macros: FxHashSet::default(),
             rust_crates: Vec::new(),
         };
         let mut q = conn.prepare("SELECT id, path, language, module FROM files ORDER BY id")?;

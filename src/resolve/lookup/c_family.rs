@@ -9,13 +9,13 @@ use super::*;
 pub(super) struct Visible<'g> {
     pub(super) file: Idx,
     /// Included files, directly (tier 1) or through other included files (tier 2).
-    pub(super) files: HashMap<Idx, u8>,
+    pub(super) files: FxHashMap<Idx, u8>,
     /// The implementation files beside included headers, at their header's tier: only what
     /// they share with other files counts (not their `static` functions, macros, types).
-    pub(super) implementations: HashMap<Idx, u8>,
+    pub(super) implementations: FxHashMap<Idx, u8>,
     /// Names of the included headers without extension (`workqueue` for
     /// `linux/workqueue.h`): a source file of that name likely implements them.
-    pub(super) stems: HashSet<&'g str>,
+    pub(super) stems: FxHashSet<&'g str>,
 }
 
 /// C and C++: translation units, linkage and namespaces.
@@ -227,9 +227,9 @@ impl<'g> Resolver<'g> {
             return v.clone();
         }
         let g = self.g;
-        let mut files: HashMap<Idx, u8> = HashMap::new();
-        let mut implementations: HashMap<Idx, u8> = HashMap::new();
-        let mut stems: HashSet<&'g str> = HashSet::new();
+        let mut files: FxHashMap<Idx, u8> = FxHashMap::default();
+        let mut implementations: FxHashMap<Idx, u8> = FxHashMap::default();
+        let mut stems: FxHashSet<&'g str> = FxHashSet::default();
         let mut queue: Vec<(Idx, u8)> = vec![(file, 0)];
         // A source file included by others (a unity build) sees what they include.
         for &u in g.included_by.get(&file).map_or(&[][..], |v| v.as_slice()) {
