@@ -23,7 +23,7 @@ use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 use walk::{Candidate, ContentClass, SkipReason, Skipped, WalkOptions};
 
@@ -789,46 +789,91 @@ fn process_in_order<T: Sync, R: Send>(
     // The first item whose work panicked: every worker stops, and the run fails instead of
     // waiting forever for that item's result.
     let panicked = AtomicUsize::new(usize::MAX);
-    let (tx, rx) = mpsc::sync_channel::<(usize, R)>(window);
+    let handoff = Mutex::new(Handoff {
+        done: BTreeMap::new(),
+        held_back: 0,
+        stopped: 0,
+    });
+    let ready = Condvar::new();
     std::thread::scope(|scope| {
         for _ in 0..jobs {
-            let tx = tx.clone();
-            let (next, written, panicked, work, may_start) =
-                (&next, &written, &panicked, &work, &may_start);
-            scope.spawn(move || loop {
-                while !may_start(
-                    next.load(Ordering::Relaxed),
-                    written.load(Ordering::Relaxed),
-                ) && panicked.load(Ordering::Relaxed) == usize::MAX
-                {
-                    std::thread::sleep(std::time::Duration::from_micros(200));
+            let (next, written, panicked, work, may_start, handoff, ready) = (
+                &next, &written, &panicked, &work, &may_start, &handoff, &ready,
+            );
+            scope.spawn(move || {
+                let lock = || handoff.lock().expect("handoff lock");
+                loop {
+                    if !may_start(
+                        next.load(Ordering::Relaxed),
+                        written.load(Ordering::Relaxed),
+                    ) {
+                        // The writer must not wait for more results while this one waits for it.
+                        lock().held_back += 1;
+                        ready.notify_one();
+                        while !may_start(
+                            next.load(Ordering::Relaxed),
+                            written.load(Ordering::Relaxed),
+                        ) && panicked.load(Ordering::Relaxed) == usize::MAX
+                        {
+                            std::thread::sleep(std::time::Duration::from_micros(200));
+                        }
+                        lock().held_back -= 1;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= items.len() || panicked.load(Ordering::Relaxed) != usize::MAX {
+                        break;
+                    }
+                    let r =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&items[i])));
+                    let Ok(r) = r else {
+                        let _ = panicked.compare_exchange(
+                            usize::MAX,
+                            i,
+                            Ordering::Relaxed,
+                            Ordering::Relaxed,
+                        );
+                        break;
+                    };
+                    let mut h = lock();
+                    h.done.insert(i, r);
+                    let last = next.load(Ordering::Relaxed) >= items.len();
+                    let wake = last
+                        || h.held_back > 0
+                        || h.run_from(written.load(Ordering::Relaxed)) >= HANDOFF_RUN;
+                    drop(h);
+                    if wake {
+                        ready.notify_one();
+                    }
                 }
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= items.len() || panicked.load(Ordering::Relaxed) != usize::MAX {
-                    break;
-                }
-                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&items[i])));
-                let Ok(r) = r else {
-                    let _ = panicked.compare_exchange(
-                        usize::MAX,
-                        i,
-                        Ordering::Relaxed,
-                        Ordering::Relaxed,
-                    );
-                    break;
-                };
-                if tx.send((i, r)).is_err() {
-                    break;
-                }
+                lock().stopped += 1;
+                ready.notify_one();
             });
         }
-        drop(tx);
-        let mut pending: BTreeMap<usize, R> = BTreeMap::new();
         let mut expected = 0usize;
         let result = (|| {
-            for (i, r) in rx.iter() {
-                pending.insert(i, r);
-                while let Some(r) = pending.remove(&expected) {
+            let mut batch = Vec::with_capacity(HANDOFF_RUN);
+            loop {
+                {
+                    let mut h = handoff.lock().expect("handoff lock");
+                    loop {
+                        let run = h.run_from(expected);
+                        let last = next.load(Ordering::Relaxed) >= items.len();
+                        if run >= HANDOFF_RUN
+                            || (run > 0 && (last || h.held_back > 0))
+                            || h.stopped == jobs
+                        {
+                            break;
+                        }
+                        h = ready.wait(h).expect("handoff lock");
+                    }
+                    while let Some(r) = h.done.remove(&(expected + batch.len())) {
+                        batch.push(r);
+                    }
+                    if batch.is_empty() && h.stopped == jobs {
+                        break;
+                    }
+                }
+                for r in batch.drain(..) {
                     sink(expected, r)?;
                     expected += 1;
                     written.store(expected, Ordering::Relaxed);
@@ -848,9 +893,32 @@ fn process_in_order<T: Sync, R: Send>(
             next.store(items.len(), Ordering::Relaxed);
             written.store(usize::MAX / 2, Ordering::Relaxed);
         }
-        drop(rx);
         result
     })
+}
+
+/// Results waiting for the writer. The writer is woken when `HANDOFF_RUN` of them are ready
+/// in order, when a worker waits for it or stops, and for each result once every item has
+/// started: woken for every file, it had cost two context switches a file.
+struct Handoff<R> {
+    done: BTreeMap<usize, R>,
+    /// Workers waiting for the writer to catch up.
+    held_back: usize,
+    /// Workers that stopped.
+    stopped: usize,
+}
+
+const HANDOFF_RUN: usize = 8;
+
+impl<R> Handoff<R> {
+    /// How many results are ready in order from item `from`, up to `HANDOFF_RUN`.
+    fn run_from(&self, from: usize) -> usize {
+        self.done
+            .range(from..from + HANDOFF_RUN)
+            .enumerate()
+            .take_while(|&(k, (&i, _))| i == from + k)
+            .count()
+    }
 }
 
 fn load_known(conn: &Connection) -> Result<HashMap<String, Known>> {
@@ -972,6 +1040,34 @@ mod tests {
         )
         .unwrap();
         let expected: Vec<(usize, u64)> = items.iter().map(|&i| (i as usize, i * 2)).collect();
+        assert_eq!(seen, expected);
+    }
+
+    /// A slow item keeps the writer waiting while the other workers fill the window behind
+    /// it and wait in turn: the writer is woken, takes every result in order, and no thread
+    /// waits for another forever.
+    #[test]
+    fn a_slow_item_holds_back_the_window_without_a_stall() {
+        let items: Vec<u64> = (0..300).collect();
+        let mut seen = Vec::new();
+        process_in_order(
+            &items,
+            3,
+            // Each item weighs the whole byte allowance: only the item window is ahead.
+            |_| AHEAD_BYTES,
+            |&i| {
+                if i % 100 == 3 {
+                    std::thread::sleep(std::time::Duration::from_millis(30));
+                }
+                i + 1
+            },
+            |i, r| {
+                seen.push((i, r));
+                Ok(())
+            },
+        )
+        .unwrap();
+        let expected: Vec<(usize, u64)> = items.iter().map(|&i| (i as usize, i + 1)).collect();
         assert_eq!(seen, expected);
     }
 
