@@ -145,6 +145,60 @@ fn hash_more(mut h: u64, s: &str) -> u64 {
     h
 }
 
+/// Rows of `nodes` on their way from the thread reading them to the one building the graph:
+/// each row's texts are copied into one buffer per batch instead of a string each.
+#[derive(Default)]
+struct NodeBatch {
+    /// The name, qualified name (without its `#k`) and signature of each row, one after the
+    /// other.
+    text: String,
+    rows: Vec<BatchedNode>,
+}
+
+struct BatchedNode {
+    id: i64,
+    file_id: i64,
+    kind: NodeKind,
+    parent: Option<i64>,
+    /// Where the name, the qualified name and the signature end in the batch's text.
+    ends: [u32; 3],
+    has_signature: bool,
+}
+
+/// A row of `nodes` as read, before it is copied into a batch.
+struct NodeRow<'r> {
+    id: i64,
+    file_id: i64,
+    kind: NodeKind,
+    parent: Option<i64>,
+    name: &'r str,
+    qn: &'r str,
+    signature: Option<&'r str>,
+}
+
+/// Rows per batch, and the length of text past which a batch goes at once (which also keeps
+/// every offset within a `u32`: SQLite returns no text over 10^9 bytes, and a row has three).
+const NODE_BATCH: usize = 1024;
+const NODE_BATCH_TEXT: usize = 1 << 20;
+
+impl NodeBatch {
+    fn push(&mut self, row: NodeRow) {
+        let mut end = |s: &str| {
+            self.text.push_str(s);
+            self.text.len() as u32
+        };
+        let ends = [end(row.name), end(row.qn), end(row.signature.unwrap_or(""))];
+        self.rows.push(BatchedNode {
+            id: row.id,
+            file_id: row.file_id,
+            kind: row.kind,
+            parent: row.parent,
+            ends,
+            has_signature: row.signature.is_some(),
+        });
+    }
+}
+
 pub struct Graph {
     pub files: Vec<FileInfo>,
     pub nodes: Vec<NodeInfo>,
@@ -271,60 +325,44 @@ impl Graph {
         g.by_basename.seal();
         g.modules.seal();
 
+        // This thread reads the definitions while another builds the graph from them:
+        // reading the rows and building from them take about as long each.
         let mut q = conn.prepare(
             "SELECT id, file_id, kind, name, qualified_name, parent_id, signature FROM nodes \
              ORDER BY id",
         )?;
-        let mut rows = q.query([])?;
-        let mut parents: Vec<Option<i64>> = Vec::new();
-        // Rows come in id order, so a file's nodes come together: its index is looked up once.
-        let mut current_file: Option<(i64, Idx)> = None;
-        while let Some(r) = rows.next()? {
-            let idx = g.nodes.len() as Idx;
-            let file_id: i64 = r.get(1)?;
-            let file = match current_file {
-                Some((id, file)) if id == file_id => file,
-                _ => {
-                    let Some(&file) = g.file_by_id.get(&file_id) else {
-                        continue;
-                    };
-                    current_file = Some((file_id, file));
-                    file
+        let parents = std::thread::scope(|scope| -> Result<Vec<Option<i64>>> {
+            let (batches, received) = std::sync::mpsc::sync_channel::<NodeBatch>(4);
+            let building = scope.spawn(|| g.add_nodes(received));
+            let read = (|| -> Result<()> {
+                let mut rows = q.query([])?;
+                let mut batch = NodeBatch::default();
+                while let Some(r) = rows.next()? {
+                    batch.push(NodeRow {
+                        id: r.get(0)?,
+                        file_id: r.get(1)?,
+                        kind: NodeKind::parse(r.get_ref(2)?.as_str()?)
+                            .unwrap_or(NodeKind::Constant),
+                        parent: r.get(5)?,
+                        name: r.get_ref(3)?.as_str()?,
+                        qn: base_name(r.get_ref(4)?.as_str()?),
+                        signature: r.get_ref(6)?.as_str_or_null()?,
+                    });
+                    if (batch.rows.len() == NODE_BATCH || batch.text.len() > NODE_BATCH_TEXT)
+                        && batches.send(std::mem::take(&mut batch)).is_err()
+                    {
+                        return Ok(());
+                    }
                 }
-            };
-            let kind = NodeKind::parse(r.get_ref(2)?.as_str()?).unwrap_or(NodeKind::Constant);
-            let name: &str = r.get_ref(3)?.as_str()?;
-            let qn = base_name(r.get_ref(4)?.as_str()?);
-            let qn_hash = hash(qn);
-            if kind == NodeKind::File {
-                g.files[file as usize].node = Some(idx);
-            } else {
-                g.by_name.push(name, idx);
-                g.by_qn.push_hashed(qn_hash, idx);
-            }
-            parents.push(r.get(5)?);
-            let signature = r.get_ref(6)?.as_str_or_null()?;
-            g.read_signature(idx, kind, file, signature);
-            let params = match kind {
-                NodeKind::Method | NodeKind::Function
-                    if g.files[file as usize].profile.types.is_some() =>
-                {
-                    overloads::parse(signature.unwrap_or(""), name).map(Box::new)
+                if !batch.rows.is_empty() {
+                    let _ = batches.send(batch);
                 }
-                _ => None,
-            };
-            g.nodes.push(NodeInfo {
-                id: r.get(0)?,
-                file,
-                kind,
-                parent: None,
-                name: name.into(),
-                qn: qn.into(),
-                qn_hash,
-                params,
-            });
-            g.note_file_local(idx, kind, signature);
-        }
+                Ok(())
+            })();
+            drop(batches);
+            let parents = building.join().expect("the graph's builder panicked");
+            read.map(|()| parents)
+        })?;
         for (i, p) in parents.into_iter().enumerate() {
             let Some(p) = p else { continue };
             // A definition's parent is mostly its file's node, the definition before it or
@@ -480,6 +518,66 @@ impl Graph {
     /// C and C++ (given the node just loaded): a definition seen only in its own file (one in
     /// a source file, not a header, that is no function or a `static` one, or a macro), and a
     /// macro defined inside another definition.
+    /// Adds the definitions of `batches` (rows of `nodes` in id order) and returns each one's
+    /// parent id, for `load` to link once all are in.
+    fn add_nodes(&mut self, batches: std::sync::mpsc::Receiver<NodeBatch>) -> Vec<Option<i64>> {
+        let mut parents: Vec<Option<i64>> = Vec::new();
+        // Rows come in id order, so a file's nodes come together: its index is looked up once.
+        let mut current_file: Option<(i64, Idx)> = None;
+        for batch in batches {
+            let mut start = 0;
+            for row in &batch.rows {
+                let [name, qn, signature] = row.ends.map(|end| {
+                    let text = &batch.text[start..end as usize];
+                    start = end as usize;
+                    text
+                });
+                let signature = row.has_signature.then_some(signature);
+                let idx = self.nodes.len() as Idx;
+                let file = match current_file {
+                    Some((id, file)) if id == row.file_id => file,
+                    _ => {
+                        let Some(&file) = self.file_by_id.get(&row.file_id) else {
+                            continue;
+                        };
+                        current_file = Some((row.file_id, file));
+                        file
+                    }
+                };
+                let kind = row.kind;
+                let qn_hash = hash(qn);
+                if kind == NodeKind::File {
+                    self.files[file as usize].node = Some(idx);
+                } else {
+                    self.by_name.push(name, idx);
+                    self.by_qn.push_hashed(qn_hash, idx);
+                }
+                parents.push(row.parent);
+                self.read_signature(idx, kind, file, signature);
+                let params = match kind {
+                    NodeKind::Method | NodeKind::Function
+                        if self.files[file as usize].profile.types.is_some() =>
+                    {
+                        overloads::parse(signature.unwrap_or(""), name).map(Box::new)
+                    }
+                    _ => None,
+                };
+                self.nodes.push(NodeInfo {
+                    id: row.id,
+                    file,
+                    kind,
+                    parent: None,
+                    name: name.into(),
+                    qn: qn.into(),
+                    qn_hash,
+                    params,
+                });
+                self.note_file_local(idx, kind, signature);
+            }
+        }
+        parents
+    }
+
     fn note_file_local(&mut self, idx: Idx, kind: NodeKind, signature: Option<&str>) {
         let file = &self.files[self.nodes[idx as usize].file as usize];
         if !file.profile.translation_units()
