@@ -5,6 +5,7 @@
 //! Outside a git work tree, or without a working `git`, there is nothing to vouch for and
 //! files are read and hashed as usual.
 
+use super::walk::GitStat;
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -19,14 +20,10 @@ pub fn blob_id(bytes: &[u8]) -> String {
     format!("{:x}", h.finalize())
 }
 
-/// Tracked regular files under `root` (paths relative to it, `/`-separated) whose content
-/// in the work tree is the one git's index records, with their blob ids. `None` when `root`
-/// is not in a git work tree or git cannot be run.
-///
-/// An id is only a claim about the bytes git would store: a file checked out through a
-/// filter (line-ending conversion, LFS) has other bytes than its blob. Callers compare the
-/// size on disk too, and read the file when either differs.
-pub fn unmodified_blobs(root: &Path) -> Option<HashMap<String, String>> {
+/// What git's index says of the work tree at `root`, read while the tree is walked; `None`
+/// when `root` is not in a git work tree or git cannot be run. `IndexView::unmodified` then
+/// judges each file by the status the walk read.
+pub fn read_index(root: &Path) -> Option<IndexView> {
     let found = run(
         root,
         &[
@@ -41,29 +38,86 @@ pub fn unmodified_blobs(root: &Path) -> Option<HashMap<String, String>> {
     let mut lines = found.lines();
     let (index, prefix, format) = (lines.next()?, lines.next()?, lines.next());
     if format == Some("sha1") {
-        if let Some(blobs) = index_blobs(root, &root.join(index), prefix) {
-            return Some(blobs);
+        if let Some(view) = index_file(&root.join(index), prefix) {
+            return Some(view);
         }
     }
-    diffed_blobs(root)
+    diffed_blobs(root).map(IndexView::Diffed)
 }
 
-/// `unmodified_blobs` from git's index file itself, as git would judge each file: its stat
-/// data as recorded, and its content for the entries the index was written too soon after to
-/// tell by their modification time. `None` where the index is of a kind not read here (split,
-/// or unknown); `git diff-files` answers then.
+/// Git's index, as read by `read_index`.
+pub enum IndexView {
+    /// The index file, the time it was written (in ns), and `root`'s path within the work
+    /// tree (`pkg/`, or empty).
+    File {
+        bytes: Vec<u8>,
+        written: i64,
+        prefix: String,
+    },
+    /// What `git diff-files` said, for an index of a kind not read here (split, or unknown).
+    Diffed(HashMap<String, String>),
+}
+
+impl IndexView {
+    /// Tracked regular files under `root` (paths relative to it, `/`-separated) whose content
+    /// in the work tree is the one git's index records, with their blob ids; `status` gives a
+    /// file's status as the walk found it (`None`: not a file the walk kept).
+    ///
+    /// An id is only a claim about the bytes git would store: a file checked out through a
+    /// filter (line-ending conversion, LFS) has other bytes than its blob. Callers compare the
+    /// size on disk too, and read the file when either differs.
+    pub fn unmodified(
+        self,
+        root: &Path,
+        status: impl Fn(&str) -> Option<GitStat>,
+    ) -> HashMap<String, String> {
+        match self {
+            IndexView::Diffed(blobs) => blobs,
+            IndexView::File {
+                bytes,
+                written,
+                prefix,
+            } => index_blobs(root, &bytes, written, &prefix, status),
+        }
+    }
+}
+
+/// The index at `index`, if it is of a kind read here (see `index_entries`).
+#[cfg(unix)]
+fn index_file(index: &Path, prefix: &str) -> Option<IndexView> {
+    use std::os::unix::fs::MetadataExt;
+    let bytes = std::fs::read(index).ok()?;
+    let written = std::fs::metadata(index).ok()?;
+    let written = written.mtime() * 1_000_000_000 + written.mtime_nsec();
+    index_entries(&bytes)?;
+    Some(IndexView::File {
+        bytes,
+        written,
+        prefix: prefix.to_string(),
+    })
+}
+
+#[cfg(not(unix))]
+fn index_file(_: &Path, _: &str) -> Option<IndexView> {
+    None
+}
+
+/// `IndexView::unmodified` from git's index file itself, as git would judge each file: its
+/// status as recorded, and its content for the entries the index was written too soon after
+/// to tell by their modification time.
 ///
 /// `git diff-files` does the same, but the git measured here takes every file modified in the
 /// second the index was written for racily clean: in a fresh clone that is nearly every file,
 /// which it read and hashed again (95 ms of a 380 ms fresh clone of Django). Here a file is
 /// racily clean only within `RACY_NS` of the index's own modification time.
-#[cfg(unix)]
-fn index_blobs(root: &Path, index: &Path, prefix: &str) -> Option<HashMap<String, String>> {
-    use std::os::unix::fs::MetadataExt;
-    let bytes = std::fs::read(index).ok()?;
-    let written = std::fs::metadata(index).ok()?;
-    let written = written.mtime() * 1_000_000_000 + written.mtime_nsec();
-    let entries = index_entries(&bytes)?;
+fn index_blobs(
+    root: &Path,
+    bytes: &[u8],
+    written: i64,
+    prefix: &str,
+    status: impl Fn(&str) -> Option<GitStat>,
+) -> HashMap<String, String> {
+    let entries = index_entries(bytes).unwrap_or_default();
     let mut blobs = HashMap::with_capacity(entries.len());
     for e in entries {
         let Some(rel) = e.path.strip_prefix(prefix.as_bytes()) else {
@@ -72,39 +126,28 @@ fn index_blobs(root: &Path, index: &Path, prefix: &str) -> Option<HashMap<String
         let Ok(rel) = std::str::from_utf8(rel) else {
             continue;
         };
-        let file = root.join(rel);
-        let Ok(meta) = std::fs::symlink_metadata(&file) else {
-            continue;
-        };
-        // The fields git compares by default (`core.checkStat`), at the width it stores them.
-        let same_stat = meta.file_type().is_file()
-            && meta.mtime() as u32 == e.stat[2]
-            && meta.mtime_nsec() as u32 == e.stat[3]
-            && meta.ctime() as u32 == e.stat[0]
-            && meta.ctime_nsec() as u32 == e.stat[1]
-            && meta.ino() as u32 == e.stat[5]
-            && meta.uid() == e.stat[7]
-            && meta.gid() == e.stat[8]
-            && meta.size() as u32 == e.stat[9];
-        if !same_stat {
+        let s = e.stat;
+        let recorded = GitStat([s[0], s[1], s[2], s[3], s[5], s[7], s[8], s[9]]);
+        if status(rel) != Some(recorded) {
             continue;
         }
         let modified = i64::from(e.stat[2]) * 1_000_000_000 + i64::from(e.stat[3]);
-        // Racily clean: changed within the clock tick git recorded it in, its stat data would
+        // Racily clean: changed within the clock tick git recorded it in, its status would
         // still match. Only the content tells.
         let racy = modified + RACY_NS >= written;
         let blob = hex(&e.oid);
-        if racy && std::fs::read(&file).map(|b| blob_id(&b)).ok().as_ref() != Some(&blob) {
+        if racy
+            && std::fs::read(root.join(rel))
+                .map(|b| blob_id(&b))
+                .ok()
+                .as_ref()
+                != Some(&blob)
+        {
             continue;
         }
         blobs.insert(rel.to_string(), blob);
     }
-    Some(blobs)
-}
-
-#[cfg(not(unix))]
-fn index_blobs(_: &Path, _: &Path, _: &str) -> Option<HashMap<String, String>> {
-    None
+    blobs
 }
 
 /// How close before the index was written a file's modification time makes it racily
@@ -216,7 +259,7 @@ fn hex(bytes: &[u8]) -> String {
     out
 }
 
-/// `unmodified_blobs` as `git diff-files` tells it.
+/// `IndexView::unmodified` as `git diff-files` tells it.
 fn diffed_blobs(root: &Path) -> Option<HashMap<String, String>> {
     // Both list paths relative to `root`, NUL-terminated and unquoted.
     let staged = run(root, &["ls-files", "--stage", "-z"])?;
@@ -321,6 +364,25 @@ mod tests {
         dir
     }
 
+    /// A file's status as the walk reads it, now.
+    fn status_now(root: &Path, path: &str) -> Option<GitStat> {
+        let meta = std::fs::symlink_metadata(root.join(path)).ok()?;
+        meta.is_file().then(|| GitStat::of(&meta))
+    }
+
+    /// `read_index` judged by each file's status as it is now.
+    fn unmodified_blobs(root: &Path) -> Option<HashMap<String, String>> {
+        let index = read_index(root)?;
+        Some(index.unmodified(root, |path| status_now(root, path)))
+    }
+
+    /// The same from the index file of `root`'s repository, never from `git diff-files`.
+    fn index_file_blobs(root: &Path) -> Option<HashMap<String, String>> {
+        let index = index_file(&root.join(".git/index"), "")?;
+        assert!(matches!(index, IndexView::File { .. }));
+        Some(index.unmodified(root, |path| status_now(root, path)))
+    }
+
     fn hash_object(root: &Path, path: &str) -> String {
         git(root, &["hash-object", path]).trim().to_string()
     }
@@ -339,7 +401,7 @@ mod tests {
             let index = std::fs::read(root.join(".git/index")).unwrap();
             assert_eq!(index[7], if version == "4" { 4 } else { 2 });
             // Read from the index file: the symbolic link is not a file git vouches for.
-            let read = index_blobs(root, &root.join(".git/index"), "").unwrap();
+            let read = index_file_blobs(root).unwrap();
             assert_eq!(read, expected, "index version {version}");
             assert_eq!(unmodified_blobs(root).unwrap(), expected);
             // From a folder of the work tree, paths are relative to it.
@@ -358,7 +420,7 @@ mod tests {
         git(root, &["update-index", "--index-version", "3"]);
         git(root, &["update-index", "--skip-worktree", "main.py"]);
         assert_eq!(std::fs::read(root.join(".git/index")).unwrap()[7], 3);
-        let read = index_blobs(root, &root.join(".git/index"), "").unwrap();
+        let read = index_file_blobs(root).unwrap();
         assert!(!read.contains_key("main.py") && read.contains_key("pkg/run.sh"));
         // Neither is one git is told to assume unchanged.
         git(
@@ -370,7 +432,7 @@ mod tests {
                 "main.py",
             ],
         );
-        let read = index_blobs(root, &root.join(".git/index"), "").unwrap();
+        let read = index_file_blobs(root).unwrap();
         assert!(!read.contains_key("main.py") && read.contains_key("pkg/run.sh"));
     }
 

@@ -200,11 +200,11 @@ pub fn run(opts: &RunOptions<'_>) -> Result<IndexSummary> {
     let committed = artifact::path_in(&opts.root);
     let bootstrap = !opts.rebuild && !opts.db.exists() && committed.exists();
     let (root, staged) = (&opts.root, &temp);
-    let (walked, started_from, mut vouched) = std::thread::scope(|scope| {
+    let (walked, started_from, git_index) = std::thread::scope(|scope| {
         let unpacking = bootstrap.then(|| scope.spawn(|| artifact::decompress(&committed, staged)));
         // A database started from the artifact knows no modification times; in a git work
         // tree, git's blob ids tell which files hold the artifact's content unread.
-        let asking_git = bootstrap.then(|| scope.spawn(|| git::unmodified_blobs(root)));
+        let asking_git = bootstrap.then(|| scope.spawn(|| git::read_index(root)));
         let walked = walk::walk(&WalkOptions {
             root: &opts.root,
             excludes: &opts.excludes,
@@ -213,12 +213,19 @@ pub fn run(opts: &RunOptions<'_>) -> Result<IndexSummary> {
             include_env: opts.include_env,
         });
         let started_from = unpacking.map(|h| h.join().expect("artifact thread panicked"));
-        let vouched = asking_git
-            .and_then(|h| h.join().expect("git thread panicked"))
-            .unwrap_or_default();
-        (walked, started_from, vouched)
+        let git_index = asking_git.and_then(|h| h.join().expect("git thread panicked"));
+        (walked, started_from, git_index)
     });
     let (candidates, skipped) = walked?;
+    // Judged by the status the walk read (the candidates are sorted by path).
+    let mut vouched = git_index
+        .map(|index| {
+            index.unmodified(&opts.root, |path| {
+                let found = candidates.binary_search_by(|c| c.path.as_str().cmp(path));
+                found.ok().map(|i| candidates[i].stat)
+            })
+        })
+        .unwrap_or_default();
     // Checked against the walk rather than the disk: the tree's paths are at hand.
     let started_from = started_from.map(|decompressed| {
         decompressed.and_then(|()| {
@@ -963,6 +970,7 @@ mod tests {
             abs: PathBuf::from("/nonexistent/codebase-indexer/gone.py"),
             size: 10,
             mtime_ns: 0,
+            stat: walk::GitStat::default(),
         };
         assert!(matches!(
             read_and_extract(&gone, None),
@@ -974,6 +982,7 @@ mod tests {
             abs: dir.path().to_path_buf(),
             size: 0,
             mtime_ns: 0,
+            stat: walk::GitStat::default(),
         };
         assert!(matches!(
             read_and_extract(&folder, None),

@@ -60,6 +60,37 @@ pub struct Candidate {
     pub abs: PathBuf,
     pub size: u64,
     pub mtime_ns: i64,
+    /// Its status as git's index would record it.
+    pub stat: GitStat,
+}
+
+/// A file's status at the width git's index stores it: ctime and mtime (seconds and
+/// nanoseconds), inode, user, group and size, each the low 32 bits. What git compares by
+/// default (`core.checkStat`) to trust that a file still holds the blob it recorded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GitStat(pub [u32; 8]);
+
+impl GitStat {
+    #[cfg(unix)]
+    pub fn of(meta: &std::fs::Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        GitStat([
+            meta.ctime() as u32,
+            meta.ctime_nsec() as u32,
+            meta.mtime() as u32,
+            meta.mtime_nsec() as u32,
+            meta.ino() as u32,
+            meta.uid(),
+            meta.gid(),
+            meta.size() as u32,
+        ])
+    }
+
+    /// Git's index is not read outside Unix (`git diff-files` answers): nothing to record.
+    #[cfg(not(unix))]
+    pub fn of(_: &std::fs::Metadata) -> Self {
+        GitStat::default()
+    }
 }
 
 pub struct WalkOptions<'a> {
@@ -296,6 +327,7 @@ pub fn walk(opts: &WalkOptions) -> Result<(Vec<Candidate>, Skipped)> {
                 abs: entry.path().to_path_buf(),
                 size: meta.len(),
                 mtime_ns: mtime_ns(&meta),
+                stat: GitStat::of(&meta),
             });
             WalkState::Continue
         })
