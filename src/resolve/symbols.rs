@@ -325,8 +325,8 @@ impl Graph {
         g.by_basename.seal();
         g.modules.seal();
 
-        // This thread reads the definitions while another builds the graph from them:
-        // reading the rows and building from them take about as long each.
+        // This thread reads the definitions while another builds the graph from them (on a
+        // fresh clone of Django reading took some 60% of the time, building the rest).
         let mut q = conn.prepare(
             "SELECT id, file_id, kind, name, qualified_name, parent_id, signature FROM nodes \
              ORDER BY id",
