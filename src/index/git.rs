@@ -47,15 +47,18 @@ pub fn read_index(root: &Path) -> Option<IndexView> {
 
 /// Git's index, as read by `read_index`.
 pub enum IndexView {
-    /// The index file, the time it was written (in ns), and `root`'s path within the work
-    /// tree (`pkg/`, or empty).
-    File {
-        bytes: Vec<u8>,
-        written: i64,
-        prefix: String,
-    },
+    /// The index file's tracked files under `root`, and the time it was written (in ns).
+    File { tracked: Vec<Tracked>, written: i64 },
     /// What `git diff-files` said, for an index of a kind not read here (split, or unknown).
     Diffed(HashMap<String, String>),
+}
+
+/// A file of git's index under `root`: its path relative to `root`, its status as recorded,
+/// and its blob id.
+pub struct Tracked {
+    path: String,
+    stat: GitStat,
+    oid: [u8; 20],
 }
 
 impl IndexView {
@@ -73,28 +76,32 @@ impl IndexView {
     ) -> HashMap<String, String> {
         match self {
             IndexView::Diffed(blobs) => blobs,
-            IndexView::File {
-                bytes,
-                written,
-                prefix,
-            } => index_blobs(root, &bytes, written, &prefix, status),
+            IndexView::File { tracked, written } => index_blobs(root, tracked, written, status),
         }
     }
 }
 
-/// The index at `index`, if it is of a kind read here (see `index_entries`).
+/// The index at `index`, if it is of a kind read here (see `index_entries`), with the files
+/// under `prefix` (`root`'s path within the work tree: `pkg/`, or empty).
 #[cfg(unix)]
 fn index_file(index: &Path, prefix: &str) -> Option<IndexView> {
     use std::os::unix::fs::MetadataExt;
     let bytes = std::fs::read(index).ok()?;
     let written = std::fs::metadata(index).ok()?;
     let written = written.mtime() * 1_000_000_000 + written.mtime_nsec();
-    index_entries(&bytes)?;
-    Some(IndexView::File {
-        bytes,
-        written,
-        prefix: prefix.to_string(),
-    })
+    let tracked = index_entries(&bytes)?
+        .into_iter()
+        .filter_map(|e| {
+            let path = std::str::from_utf8(e.path.strip_prefix(prefix.as_bytes())?).ok()?;
+            let s = e.stat;
+            Some(Tracked {
+                path: path.to_string(),
+                stat: GitStat([s[0], s[1], s[2], s[3], s[5], s[7], s[8], s[9]]),
+                oid: e.oid,
+            })
+        })
+        .collect();
+    Some(IndexView::File { tracked, written })
 }
 
 #[cfg(not(unix))]
@@ -112,32 +119,23 @@ fn index_file(_: &Path, _: &str) -> Option<IndexView> {
 /// racily clean only within `RACY_NS` of the index's own modification time.
 fn index_blobs(
     root: &Path,
-    bytes: &[u8],
+    tracked: Vec<Tracked>,
     written: i64,
-    prefix: &str,
     status: impl Fn(&str) -> Option<GitStat>,
 ) -> HashMap<String, String> {
-    let entries = index_entries(bytes).unwrap_or_default();
-    let mut blobs = HashMap::with_capacity(entries.len());
-    for e in entries {
-        let Some(rel) = e.path.strip_prefix(prefix.as_bytes()) else {
-            continue;
-        };
-        let Ok(rel) = std::str::from_utf8(rel) else {
-            continue;
-        };
-        let s = e.stat;
-        let recorded = GitStat([s[0], s[1], s[2], s[3], s[5], s[7], s[8], s[9]]);
-        if status(rel) != Some(recorded) {
+    let mut blobs = HashMap::with_capacity(tracked.len());
+    for t in tracked {
+        if status(&t.path) != Some(t.stat) {
             continue;
         }
-        let modified = i64::from(e.stat[2]) * 1_000_000_000 + i64::from(e.stat[3]);
+        let [_, _, mtime_s, mtime_ns, ..] = t.stat.0;
+        let modified = i64::from(mtime_s) * 1_000_000_000 + i64::from(mtime_ns);
         // Racily clean: changed within the clock tick git recorded it in, its status would
         // still match. Only the content tells.
         let racy = modified + RACY_NS >= written;
-        let blob = hex(&e.oid);
+        let blob = hex(&t.oid);
         if racy
-            && std::fs::read(root.join(rel))
+            && std::fs::read(root.join(&t.path))
                 .map(|b| blob_id(&b))
                 .ok()
                 .as_ref()
@@ -145,7 +143,7 @@ fn index_blobs(
         {
             continue;
         }
-        blobs.insert(rel.to_string(), blob);
+        blobs.insert(t.path, blob);
     }
     blobs
 }

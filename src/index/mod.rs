@@ -786,13 +786,16 @@ fn process_in_order<T: Sync, R: Send>(
             Some(*sum)
         }))
         .collect();
-    let may_start = |i: usize, written: usize| {
-        let i = i.min(items.len());
+    let next = AtomicUsize::new(0);
+    let written = AtomicUsize::new(0);
+    // Whether the next item is within the window ahead of the writer.
+    let may_start = || {
+        let i = next.load(Ordering::Relaxed).min(items.len());
+        let written = written.load(Ordering::Relaxed);
         i < written + window
             || (i < written + AHEAD_ITEMS && ahead[i] - ahead[written] < AHEAD_BYTES)
     };
-    let next = AtomicUsize::new(0);
-    let written = AtomicUsize::new(0);
+    let all_started = || next.load(Ordering::Relaxed) >= items.len();
     // The first item whose work panicked: every worker stops, and the run fails instead of
     // waiting forever for that item's result.
     let panicked = AtomicUsize::new(usize::MAX);
@@ -804,24 +807,24 @@ fn process_in_order<T: Sync, R: Send>(
     let ready = Condvar::new();
     std::thread::scope(|scope| {
         for _ in 0..jobs {
-            let (next, written, panicked, work, may_start, handoff, ready) = (
-                &next, &written, &panicked, &work, &may_start, &handoff, &ready,
+            let (next, written, panicked, work, may_start, all_started, handoff, ready) = (
+                &next,
+                &written,
+                &panicked,
+                &work,
+                &may_start,
+                &all_started,
+                &handoff,
+                &ready,
             );
             scope.spawn(move || {
                 let lock = || handoff.lock().expect("handoff lock");
                 loop {
-                    if !may_start(
-                        next.load(Ordering::Relaxed),
-                        written.load(Ordering::Relaxed),
-                    ) {
+                    if !may_start() {
                         // The writer must not wait for more results while this one waits for it.
                         lock().held_back += 1;
                         ready.notify_one();
-                        while !may_start(
-                            next.load(Ordering::Relaxed),
-                            written.load(Ordering::Relaxed),
-                        ) && panicked.load(Ordering::Relaxed) == usize::MAX
-                        {
+                        while !may_start() && panicked.load(Ordering::Relaxed) == usize::MAX {
                             std::thread::sleep(std::time::Duration::from_micros(200));
                         }
                         lock().held_back -= 1;
@@ -843,8 +846,7 @@ fn process_in_order<T: Sync, R: Send>(
                     };
                     let mut h = lock();
                     h.done.insert(i, r);
-                    let last = next.load(Ordering::Relaxed) >= items.len();
-                    let wake = last
+                    let wake = all_started()
                         || h.held_back > 0
                         || h.run_from(written.load(Ordering::Relaxed)) >= HANDOFF_RUN;
                     drop(h);
@@ -864,9 +866,8 @@ fn process_in_order<T: Sync, R: Send>(
                     let mut h = handoff.lock().expect("handoff lock");
                     loop {
                         let run = h.run_from(expected);
-                        let last = next.load(Ordering::Relaxed) >= items.len();
                         if run >= HANDOFF_RUN
-                            || (run > 0 && (last || h.held_back > 0))
+                            || (run > 0 && (all_started() || h.held_back > 0))
                             || h.stopped == jobs
                         {
                             break;
@@ -1029,25 +1030,33 @@ mod tests {
         assert!(delivered <= 37);
     }
 
+    /// What `process_in_order` hands its sink, on three threads.
+    fn delivered(
+        items: &[u64],
+        weight: impl Fn(&u64) -> u64,
+        work: impl Fn(&u64) -> u64 + Sync,
+    ) -> Vec<(usize, u64)> {
+        let mut seen = Vec::new();
+        process_in_order(items, 3, weight, work, |i, r| {
+            seen.push((i, r));
+            Ok(())
+        })
+        .unwrap();
+        seen
+    }
+
     #[test]
     fn results_are_delivered_in_item_order() {
         let items: Vec<u64> = (0..500).collect();
-        let mut seen = Vec::new();
-        process_in_order(
+        let seen = delivered(
             &items,
-            3,
             |&i| i,
             |&i| {
                 // Uneven work so results arrive out of order.
                 std::thread::sleep(std::time::Duration::from_micros((i * 7919) % 300));
                 i * 2
             },
-            |i, r| {
-                seen.push((i, r));
-                Ok(())
-            },
-        )
-        .unwrap();
+        );
         let expected: Vec<(usize, u64)> = items.iter().map(|&i| (i as usize, i * 2)).collect();
         assert_eq!(seen, expected);
     }
@@ -1058,10 +1067,8 @@ mod tests {
     #[test]
     fn a_slow_item_holds_back_the_window_without_a_stall() {
         let items: Vec<u64> = (0..300).collect();
-        let mut seen = Vec::new();
-        process_in_order(
+        let seen = delivered(
             &items,
-            3,
             // Each item weighs the whole byte allowance: only the item window is ahead.
             |_| AHEAD_BYTES,
             |&i| {
@@ -1070,12 +1077,7 @@ mod tests {
                 }
                 i + 1
             },
-            |i, r| {
-                seen.push((i, r));
-                Ok(())
-            },
-        )
-        .unwrap();
+        );
         let expected: Vec<(usize, u64)> = items.iter().map(|&i| (i as usize, i + 1)).collect();
         assert_eq!(seen, expected);
     }
