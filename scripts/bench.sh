@@ -7,16 +7,17 @@
 #   cold index        no database and no artifact: `indexer index` with the defaults (it
 #                     returns once the index is built; the artifact is then written by a
 #                     detached export, timed on its own row, waited for before going on)
+#   ctags -R          Universal Ctags over the same tree (all languages, tags file), each
+#                     run right after a cold index: the two alternate
 #   fresh clone       `git clone` of the tree with its committed artifact, 1% of the files
-#                     edited, then `indexer index`; against a cold index of the same clone
-#                     without the artifact, tables compared for equality (also for every
-#                     other corpus named, e.g. `gostd`)
+#                     edited, then `indexer index`; alternating with a cold index of the
+#                     same clone without the artifact, tables compared for equality (also
+#                     for every other corpus named, e.g. `gostd`)
 #   no-change         re-index with nothing changed
 #   one-file edit     re-index after appending a comment line to one .py file
 #   commit with hook  `git commit` of such an edit with `indexer hook install`'s hook (it
 #                     indexes what the commit holds and stages the artifact)
-#   ctags -R          Universal Ctags over the same tree (all languages, tags file)
-# `linux` adds the Linux kernel (cold index + ctags -R, once each: they take minutes);
+# `linux` adds the Linux kernel (cold index, then ctags -R, once each: they take minutes);
 # any other corpus name known to the fetch script adds a cold index + ctags -R row.
 #
 # Wall time and peak RSS come from `/usr/bin/time -f '%e %M'`; the table shows the median
@@ -76,24 +77,39 @@ ROWS=()        # Markdown rows, in order
 NOTES=()       # ratios and checks printed under the table
 declare -A COLD_S CTAGS_S
 
+# timed SERIES OUT CMD...: runs CMD once (stdout to OUT.stdout); its wall time joins the
+# series SERIES, and its peak RSS the series' highest.
+declare -A SERIES_WALLS SERIES_RSS
+timed() {
+  local series=$1 out=$2 w m
+  shift 2
+  /usr/bin/time -o "$out.time" -f '%e %M' "$@" >"$out.stdout" 2>"$out.stderr" \
+    || { echo "failed: $*" >&2; cat "$out.stderr" >&2; exit 1; }
+  read -r w m <"$out.time"
+  SERIES_WALLS[$series]+="$w "
+  (( m > ${SERIES_RSS[$series]:-0} )) && SERIES_RSS[$series]=$m
+  return 0
+}
+
+# series SERIES: sets WALL (median seconds) and RSS (max KiB) of the runs in SERIES.
+series() {
+  # shellcheck disable=SC2086 # the walls are words
+  WALL=$(median ${SERIES_WALLS[$1]})
+  RSS=${SERIES_RSS[$1]}
+}
+
 # measure OUT REPS CMD...: runs CMD REPS times (stdout to OUT.stdout of the last run) and
 # sets WALL (median seconds) and RSS (max KiB). A per-run setup hook PRE, if defined as a
 # function, runs untimed before each repetition; POST runs untimed after.
 measure() {
-  local out=$1 reps=$2; shift 2
-  local walls=() rss=0 i
+  local out=$1 reps=$2 i
+  shift 2
   for ((i = 1; i <= reps; i++)); do
     if declare -F PRE >/dev/null; then PRE "$i"; fi
-    /usr/bin/time -o "$out.time" -f '%e %M' "$@" >"$out.stdout" 2>"$out.stderr" \
-      || { echo "failed: $*" >&2; cat "$out.stderr" >&2; exit 1; }
-    local w m
-    read -r w m <"$out.time"
-    walls+=("$w")
-    (( m > rss )) && rss=$m
+    timed "$out" "$out" "$@"
     if declare -F POST >/dev/null; then POST "$i"; fi
   done
-  WALL=$(median "${walls[@]}")
-  RSS=$rss
+  series "$out"
 }
 
 median() {
@@ -122,12 +138,13 @@ tables() {
       ORDER BY source_id, line, name, kind, reason;" | md5sum | cut -d' ' -f1
 }
 
-# fresh_clone NAME TREE: a git repository of TREE with its artifact committed; each timed
-# run clones it, edits 1% of the tracked files (a comment line appended) and indexes the
-# clone. The cold runs index the same edited clone without the artifact.
+# fresh_clone NAME TREE: a git repository of TREE with its artifact committed; each round
+# clones it, edits 1% of the tracked files (a comment line appended) and indexes the clone,
+# then indexes the same edited clone again without the artifact (cold). The two alternate,
+# so both sides of their ratio are taken in the same minutes.
 fresh_clone() {
   local name=$1 tree=$2 origin=$TMP/$1.origin clone=$TMP/$1.clone fdb=$TMP/$1.fresh.db cdb=$TMP/$1.cold.db
-  log "$name: fresh clone with its artifact, 1% of files edited, x$COLD_REPS"
+  log "$name: fresh clone with its artifact, 1% of files edited, and a cold index of it, x$COLD_REPS"
   cp -a "$tree" "$origin"
   rm -rf "$origin/.codebase-index"
   git -C "$origin" init -q
@@ -137,8 +154,9 @@ fresh_clone() {
   local total
   total=$(summary "$TMP/$name.cold.stdout" files)
   EDITS=$(( (total + 99) / 100 ))
+  # clone_and_edit DB [cold]: a new edited clone, to be indexed into DB (removed first).
   clone_and_edit() {
-    rm -rf "$clone" "$fdb" "$fdb"-wal "$fdb"-shm "$cdb" "$cdb"-wal "$cdb"-shm
+    rm -rf "$clone" "$1" "$1"-wal "$1"-shm
     git clone -q "$origin" "$clone"
     # Source files of the indexed languages, spread over the tree.
     local code=$TMP/$name.code
@@ -147,22 +165,25 @@ fresh_clone() {
       | head -n "$EDITS" | while IFS= read -r f; do
         case $f in *.py | *.rb) printf '# edited\n' ;; *) printf '// edited\n' ;; esac >>"$clone/$f"
       done
-    [[ ${1:-} == cold ]] && rm -rf "$clone/.codebase-index"
+    [[ ${2:-} == cold ]] && rm -rf "$clone/.codebase-index"
     sync
   }
-  PRE() { clone_and_edit; }
-  measure "$TMP/$name.fresh" "$COLD_REPS" "$BIN" index "$clone" --db "$fdb" --json "${JOBS_ARG[@]}"
-  local fresh=$WALL fresh_tables
-  fresh_tables=$(tables "$fdb")
-  row "$name" "fresh clone with its artifact, 1% of files edited" "$COLD_REPS" "$(summary "$TMP/$name.fresh.stdout" files)" "$(summary "$TMP/$name.fresh.stdout" extracted)"
-  PRE() { clone_and_edit cold; }
+  local i
   EXPORT_WAITS=()
-  POST() { wait_for_artifact "$clone"; }
-  measure "$TMP/$name.freshcold" "$COLD_REPS" "$BIN" index "$clone" --db "$cdb" --json "${JOBS_ARG[@]}"
-  unset -f PRE POST
-  row "$name" "cold index of the same edited clone, defaults" "$COLD_REPS" "$(summary "$TMP/$name.freshcold.stdout" files)" "$(summary "$TMP/$name.freshcold.stdout" extracted)"
+  for ((i = 1; i <= COLD_REPS; i++)); do
+    clone_and_edit "$fdb"
+    timed "$name.fresh" "$TMP/$name.fresh" "$BIN" index "$clone" --db "$fdb" --json "${JOBS_ARG[@]}"
+    clone_and_edit "$cdb" cold
+    timed "$name.freshcold" "$TMP/$name.freshcold" "$BIN" index "$clone" --db "$cdb" --json "${JOBS_ARG[@]}"
+    wait_for_artifact "$clone"
+  done
+  series "$name.fresh"
+  local fresh=$WALL
+  row "$name" "fresh clone with its artifact, 1% of files edited" "$COLD_REPS" "$(summary "$TMP/$name.fresh.stdout" files)" "$(summary "$TMP/$name.fresh.stdout" extracted)"
+  series "$name.freshcold"
+  row "$name" "cold index of the same edited clone, defaults (alternating with the row above)" "$COLD_REPS" "$(summary "$TMP/$name.freshcold.stdout" files)" "$(summary "$TMP/$name.freshcold.stdout" extracted)"
   local same=differ
-  [[ $(tables "$cdb") == "$fresh_tables" ]] && same=equal
+  [[ $(tables "$cdb") == $(tables "$fdb") ]] && same=equal
   NOTES+=("$(awk -v n="$name" -v a="$WALL" -v b="$fresh" -v s="$same" 'BEGIN {
     printf "%s: cold index / fresh clone wall time = %.1f; tables of the two indexes: %s", n, a / b, s }')")
   rm -rf "$origin" "$clone" "$fdb"* "$cdb"* "$TMP/$name.origin.db"*
@@ -189,19 +210,32 @@ for name in "${CORPORA[@]}"; do
   reps=$COLD_REPS
   [[ $name == linux ]] && reps=1
 
-  log "$name: cold index x$reps"
-  # A fresh tree each time: no database and no committed artifact (so one is written, in
-  # the background). `sync` first: no run pays for the writeback of the one before.
-  PRE() { rm -rf "$db" "$db"-wal "$db"-shm "$tree/.codebase-index"; sync; }
+  log "$name: cold index and ctags -R, alternating, x$reps"
+  # Each round: a fresh tree (no database and no committed artifact, so one is written in
+  # the background and waited for, untimed), then `ctags -R` of the same tree. `sync`
+  # first: no run pays for the writeback of the one before. Alternating puts both sides of
+  # the ratio in the same minutes: this machine's speed drifts by tens of percent an hour.
   EXPORT_WAITS=()
-  POST() { wait_for_artifact "$tree"; }
-  measure "$TMP/$name.cold" "$reps" "$BIN" index "$tree" --db "$db" --json "${JOBS_ARG[@]}"
-  unset -f PRE POST
+  for ((i = 1; i <= reps; i++)); do
+    rm -rf "$db" "$db"-wal "$db"-shm "$tree/.codebase-index"
+    sync
+    timed "$name.cold" "$TMP/$name.cold" "$BIN" index "$tree" --db "$db" --json "${JOBS_ARG[@]}"
+    wait_for_artifact "$tree"
+    # ctags sees the tree the index saw: without the artifact just written.
+    mv "$tree/.codebase-index" "$TMP/$name.artifact"
+    rm -f "$TMP/$name.tags"
+    timed "$name.ctags" "$TMP/$name.ctags" ctags -R -f "$TMP/$name.tags" "$tree"
+    mv "$TMP/$name.artifact" "$tree/.codebase-index"
+  done
+  series "$name.cold"
   files=$(summary "$TMP/$name.cold.stdout" files)
   row "$name" "cold index, defaults" "$reps" "$files" "$(summary "$TMP/$name.cold.stdout" extracted)"
   COLD_S[$name]=$WALL
   WALL=$(median "${EXPORT_WAITS[@]}") RSS=
   row "$name" "its artifact, written in the background after it returned" "$reps" "" ""
+  series "$name.ctags"
+  row "$name" "\`ctags -R\` (alternating with the cold index)" "$reps" "" ""
+  CTAGS_S[$name]=$WALL
 
   if [[ $name != linux ]]; then
     fresh_clone "$name" "$tree"
@@ -234,12 +268,6 @@ for name in "${CORPORA[@]}"; do
     rm -rf "$tree/.git"
   fi
 
-  log "$name: ctags -R x$reps"
-  PRE() { rm -f "$TMP/$name.tags"; }
-  measure "$TMP/$name.ctags" "$reps" ctags -R -f "$TMP/$name.tags" "$tree"
-  unset -f PRE
-  row "$name" "\`ctags -R\`" "$reps" "" ""
-  CTAGS_S[$name]=$WALL
   rm -rf "$tree" "$db" "$db"-wal "$db"-shm "$TMP/$name.tags"
 done
 
