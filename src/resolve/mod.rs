@@ -255,7 +255,10 @@ pub fn resolve(
     opts: &ResolveOptions,
 ) -> Result<ResolveStats> {
     let (g, files) = prepare(conn, changes, opts)?;
-    resolve_files(conn, &g, &files, Vec::new(), opts, || Ok(()))
+    // Re-resolved within a scope, most files find what they found before: their rows are
+    // compared with the results and replaced only where these differ.
+    let stored = changes.is_some();
+    resolve_files(conn, &g, &files, Vec::new(), stored, opts, || Ok(()))
 }
 
 /// A full build's resolution of every file, from the sites extraction kept in memory, while
@@ -274,22 +277,24 @@ pub fn resolve_all_while(
         .map(|&f| sites.by_file.remove(&g.file(f).id).unwrap_or_default())
         .collect();
     drop(sites);
-    resolve_files(conn, &g, &files, kept, opts, meanwhile)
+    resolve_files(conn, &g, &files, kept, false, opts, meanwhile)
 }
 
 /// Resolves `files` on worker threads, the first of them from `kept` sites. This thread,
 /// which alone uses the connection, runs `meanwhile`, then reads the other files' sites a
 /// bounded number of files ahead and stores the results in the files' order: the order of
-/// the database's writes does not depend on which thread finished first.
+/// the database's writes does not depend on which thread finished first. With `stored`, the
+/// files' earlier results are still in the database, and are replaced where they differ.
 fn resolve_files(
     conn: &Connection,
     g: &Graph,
     files: &[Idx],
     kept: Vec<FileSites>,
+    stored: bool,
     opts: &ResolveOptions,
     meanwhile: impl FnOnce() -> Result<()>,
 ) -> Result<ResolveStats> {
-    let mut store = Store::new(conn, files.len())?;
+    let mut store = Store::new(conn, files.len(), stored)?;
     let mut loaded = kept.len();
     let shelf = Shelf::new(kept, files.len());
     // While it runs `meanwhile`, this thread keeps a core to itself.
@@ -321,7 +326,7 @@ fn resolve_files(
             let resolved = shelf
                 .take(i)
                 .ok_or_else(|| anyhow::anyhow!("a resolution thread stopped"))?;
-            store.put(resolved)?;
+            store.put(g.file(files[i]).id, resolved)?;
         }
         Ok(store.stats)
     })
@@ -362,18 +367,6 @@ fn prepare(
                 let (lo, hi) = crate::ids::node_range(fid);
                 contains.execute([lo, hi])?;
             }
-            for &f in &files {
-                let (lo, hi) = crate::ids::node_range(g.file(f).id);
-                conn.prepare_cached(
-                    "DELETE FROM edges WHERE source_id >= ?1 AND source_id < ?2 \
-                     AND kind <> 'contains'",
-                )?
-                .execute([lo, hi])?;
-                conn.prepare_cached(
-                    "DELETE FROM unresolved WHERE source_id >= ?1 AND source_id < ?2",
-                )?
-                .execute([lo, hi])?;
-            }
             files
         }
     };
@@ -382,14 +375,24 @@ fn prepare(
 
 /// Writes resolution's results and counts them.
 struct Store<'c> {
+    conn: &'c Connection,
     edges: RowInserter<'c, 6>,
     misses: RowInserter<'c, 7>,
+    /// Each file's earlier results are in the database: rows are replaced only where the
+    /// new ones differ (re-resolved dependents mostly find what they found before).
+    stored: bool,
     stats: ResolveStats,
 }
 
+/// An edge as compared with the stored ones (the confidence by its bits).
+type EdgeKey<S> = (i64, i64, S, u64, S, i64);
+/// An unresolved site as compared with the stored ones.
+type MissKey<S> = (i64, S, S, S, S, i64, i64);
+
 impl<'c> Store<'c> {
-    fn new(conn: &'c Connection, files: usize) -> Result<Self> {
+    fn new(conn: &'c Connection, files: usize, stored: bool) -> Result<Self> {
         Ok(Store {
+            conn,
             edges: RowInserter::new(
                 conn,
                 "edges",
@@ -415,6 +418,7 @@ impl<'c> Store<'c> {
                     "line",
                 ],
             ),
+            stored,
             stats: ResolveStats {
                 files,
                 ..Default::default()
@@ -422,36 +426,144 @@ impl<'c> Store<'c> {
         })
     }
 
-    fn put(&mut self, r: Resolved) -> Result<()> {
-        self.edges.insert(r.edges.iter(), |e| {
-            [
-                ValueRef::Integer(e.source),
-                ValueRef::Integer(e.target),
-                text(e.kind),
-                ValueRef::Real(e.confidence),
-                text(e.strategy),
-                ValueRef::Integer(e.line.into()),
-            ]
-        })?;
-        self.misses.insert(r.misses.iter(), |m| {
-            let key = m
-                .key
-                .as_deref()
-                .unwrap_or_else(|| last_name(&m.name).trim_end_matches('!'));
-            [
-                ValueRef::Integer(m.source),
-                text(m.kind),
-                text(&m.name),
-                text(key),
-                text(m.reason),
-                ValueRef::Integer(m.candidates as i64),
-                ValueRef::Integer(m.line.into()),
-            ]
-        })?;
+    /// Stores the results `r` of file `file`.
+    fn put(&mut self, file: i64, r: Resolved) -> Result<()> {
         self.stats.edges += r.edges.len();
         self.stats.unresolved += r.misses.len();
+        let (lo, hi) = crate::ids::node_range(file);
+        let edges_stored = self.stored
+            && self.stored_equal(
+                "SELECT source_id, target_id, kind, confidence, strategy, line FROM edges \
+                 WHERE source_id >= ?1 AND source_id < ?2 AND kind <> 'contains'",
+                (lo, hi),
+                r.edges.iter().map(edge_key).collect(),
+                |r| {
+                    let confidence: f64 = r.get(3)?;
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        confidence.to_bits(),
+                        r.get(4)?,
+                        r.get(5)?,
+                    ))
+                },
+                |s: &EdgeKey<String>, n| (s.0, s.1, &*s.2, s.3, &*s.4, s.5) == *n,
+            )?;
+        if !edges_stored {
+            if self.stored {
+                self.conn
+                    .prepare_cached(
+                        "DELETE FROM edges WHERE source_id >= ?1 AND source_id < ?2 \
+                         AND kind <> 'contains'",
+                    )?
+                    .execute([lo, hi])?;
+            }
+            self.edges.insert(r.edges.iter(), |e| {
+                [
+                    ValueRef::Integer(e.source),
+                    ValueRef::Integer(e.target),
+                    text(e.kind),
+                    ValueRef::Real(e.confidence),
+                    text(e.strategy),
+                    ValueRef::Integer(e.line.into()),
+                ]
+            })?;
+        }
+        let misses_stored = self.stored
+            && self.stored_equal(
+                "SELECT source_id, kind, name, key, reason, candidates, line FROM unresolved \
+                 WHERE source_id >= ?1 AND source_id < ?2",
+                (lo, hi),
+                r.misses.iter().map(miss_key).collect(),
+                |r| {
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                        r.get(6)?,
+                    ))
+                },
+                |s: &MissKey<String>, n| (s.0, &*s.1, &*s.2, &*s.3, &*s.4, s.5, s.6) == *n,
+            )?;
+        if !misses_stored {
+            if self.stored {
+                self.conn
+                    .prepare_cached(
+                        "DELETE FROM unresolved WHERE source_id >= ?1 AND source_id < ?2",
+                    )?
+                    .execute([lo, hi])?;
+            }
+            self.misses.insert(r.misses.iter(), |m| {
+                let (source, kind, name, key, reason, candidates, line) = miss_key(m);
+                [
+                    ValueRef::Integer(source),
+                    text(kind),
+                    text(name),
+                    text(key),
+                    text(reason),
+                    ValueRef::Integer(candidates),
+                    ValueRef::Integer(line),
+                ]
+            })?;
+        }
         Ok(())
     }
+
+    /// Whether the rows `sql` reads for the nodes `lo..hi` (each by `read`) are `new`, in
+    /// any order; `same` compares a stored row with a new one.
+    fn stored_equal<Stored: Ord, New: Ord>(
+        &self,
+        sql: &str,
+        (lo, hi): (i64, i64),
+        mut new: Vec<New>,
+        read: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<Stored>,
+        same: impl Fn(&Stored, &New) -> bool,
+    ) -> Result<bool> {
+        let mut stored: Vec<Stored> = self
+            .conn
+            .prepare_cached(sql)?
+            .query_map([lo, hi], read)?
+            .collect::<rusqlite::Result<_>>()?;
+        if stored.len() != new.len() {
+            return Ok(false);
+        }
+        stored.sort_unstable();
+        new.sort_unstable();
+        Ok(stored.iter().zip(&new).all(|(s, n)| same(s, n)))
+    }
+}
+
+fn edge_key(e: &EdgeRow) -> EdgeKey<&str> {
+    (
+        e.source,
+        e.target,
+        e.kind,
+        e.confidence.to_bits(),
+        e.strategy,
+        e.line.into(),
+    )
+}
+
+/// An unresolved site's columns as stored (its key is its written name's last one unless
+/// given).
+fn miss_key(m: &MissRow) -> MissKey<&str> {
+    let key = m
+        .key
+        .as_deref()
+        .unwrap_or_else(|| last_name(&m.name).trim_end_matches('!'));
+    (
+        m.source,
+        m.kind,
+        &m.name,
+        key,
+        m.reason,
+        m.candidates as i64,
+        m.line.into(),
+    )
 }
 
 /// The files' sites and their results, by file position, between the thread that reads

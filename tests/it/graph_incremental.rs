@@ -182,6 +182,66 @@ fn python_edits_adds_renames_and_deletes_match_a_full_rebuild() {
     assert_incremental_equals_full(&root, &db, "delete the ambiguous twin");
 }
 
+/// A file resolved again because a name it uses changed elsewhere, whose references still
+/// find what they found, keeps its stored rows as they are: nothing of it is rewritten.
+#[test]
+fn a_re_resolved_file_that_finds_the_same_keeps_its_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let db = dir.path().join("index.db");
+    write_tree(
+        &root,
+        &[
+            ("pkg/core.py", "def helper():\n    return 1\n"),
+            (
+                "pkg/app.py",
+                "from pkg.core import helper\n\n\ndef main():\n    missing()\n    return helper()\n",
+            ),
+            ("pkg/other.py", "def unrelated():\n    return 2\n"),
+        ],
+    );
+    crate::common::run(&options(&root, &db)).unwrap();
+    let app_rows = |db: &Path| {
+        let app = "(SELECT id FROM files WHERE path = 'pkg/app.py')";
+        let mut rows = dump(
+            db,
+            &format!(
+                "SELECT 'edge', rowid, source_id, target_id, kind FROM edges \
+                 WHERE source_id >> 19 = {app} AND kind <> 'contains' ORDER BY rowid"
+            ),
+        );
+        rows.extend(dump(
+            db,
+            &format!(
+                "SELECT 'unresolved', rowid, source_id, name, reason FROM unresolved \
+                 WHERE source_id >> 19 = {app} ORDER BY rowid"
+            ),
+        ));
+        rows
+    };
+    let before = app_rows(&db);
+    assert!(before.iter().any(|r| r.contains("\"edge\"")), "{before:?}");
+    assert!(
+        before.iter().any(|r| r.contains("\"unresolved\"")),
+        "{before:?}"
+    );
+
+    // A second `helper`: `pkg/app.py` is resolved again, and its import still decides.
+    write(
+        &root,
+        "pkg/other.py",
+        b"def unrelated():\n    return 2\n\n\ndef helper():\n    return 3\n",
+    );
+    let summary = crate::common::run(&options(&root, &db)).unwrap();
+    assert_eq!(summary.extracted, 1);
+    assert_eq!(
+        summary.resolution.files, 2,
+        "the edited file and the one using the name"
+    );
+    assert_eq!(app_rows(&db), before);
+    assert_incremental_equals_full(&root, &db, "a name added elsewhere");
+}
+
 #[test]
 fn go_and_java_packages_match_a_full_rebuild() {
     let dir = tempfile::tempdir().unwrap();
