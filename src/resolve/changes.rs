@@ -288,12 +288,13 @@ fn ref_facts(
                 facts.insert((n.to_string(), fact.clone()));
             }
         }
-        // A typed top-level variable (JavaScript): importers call through its type.
+        // A typed top-level variable (JavaScript): importers call through its type. An
+        // untyped one is no fact (nor is it among the rows `before_delete` reads): were it
+        // one, every edit of its file would count its name as changed.
         Some(RefKind::Local) if owner_is_file => {
-            facts.insert((
-                name.to_string(),
-                format!("v {name} {}", module.unwrap_or("")),
-            ));
+            if let Some(ty) = module {
+                facts.insert((name.to_string(), format!("v {name} {ty}")));
+            }
         }
         Some(RefKind::Field) => {
             let field = crate::resolve::last_name(name);

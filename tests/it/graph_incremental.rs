@@ -242,6 +242,41 @@ fn a_re_resolved_file_that_finds_the_same_keeps_its_rows() {
     assert_incremental_equals_full(&root, &db, "a name added elsewhere");
 }
 
+/// An edit that changes no definition, import or typed variable resolves only its own file
+/// again: the untyped variables of a file's own scope (a JavaScript test's `const $` inside
+/// a callback) are no fact that other files' references depend on.
+#[test]
+fn an_edit_that_changes_no_name_resolves_only_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let db = dir.path().join("index.db");
+    write_tree(
+        &root,
+        &[
+            (
+                "src/app.test.js",
+                "QUnit.test('init', function(assert) {\n  const $ = django.jQuery;\n  \
+                 $('#id').hide();\n  assert.equal(1, 1);\n});\n",
+            ),
+            (
+                "src/use.js",
+                "function other() {\n  const count = 2;\n  return $(count);\n}\n",
+            ),
+        ],
+    );
+    crate::common::run(&options(&root, &db)).unwrap();
+    write(
+        &root,
+        "src/app.test.js",
+        b"QUnit.test('init', function(assert) {\n  const $ = django.jQuery;\n  \
+          $('#id').hide();\n  assert.equal(1, 1);\n});\n// note\n",
+    );
+    let summary = crate::common::run(&options(&root, &db)).unwrap();
+    assert_eq!(summary.extracted, 1);
+    assert_eq!(summary.resolution.files, 1, "only the edited file");
+    assert_incremental_equals_full(&root, &db, "a comment added");
+}
+
 #[test]
 fn go_and_java_packages_match_a_full_rebuild() {
     let dir = tempfile::tempdir().unwrap();
