@@ -496,10 +496,9 @@ fn update(
                 writer.start_word_indexes(staging::temp_beside(&opts.db, "words"))?;
             lap.record(summary, "2_word_indexes");
             // A full build resolves on worker threads while this thread builds every other
-            // index; the full text is built on a thread of its own. The edges are then
-            // written in one sorted pass and indexed last.
+            // index. The edges are then written in one sorted pass and indexed last, while
+            // the full text is built on a thread of its own.
             stage("resolving references");
-            let mut full_text = None;
             let resolution = resolve::resolve_all_while(&tx, sites, &resolve_opts, || {
                 lap.record(summary, "3_resolve_start");
                 stage("building indexes");
@@ -517,22 +516,19 @@ fn update(
                     "PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = WAL; \
                      PRAGMA wal_autocheckpoint = 0; BEGIN",
                 )?;
-                full_text = Some(store::full_text::start(
-                    &tx,
-                    staging::temp_beside(&opts.db, "fulltext"),
-                )?);
-                lap.record(summary, "6_full_text");
                 stage("resolving references");
                 Ok(())
             })?;
             summary.resolution = resolution;
+            // Started once resolution is done, the full text takes the core that indexing
+            // the edges on this thread leaves idle, not one the resolution workers use.
+            let full_text =
+                store::full_text::start(&tx, staging::temp_beside(&opts.db, "fulltext"))?;
             store::restore_indexes(&tx, d, is_resolution_table)?;
             lap.record(summary, "7_resolve_store");
             stage("building the full-text index");
             tx.execute_batch("COMMIT")?;
-            if let Some(full_text) = full_text {
-                full_text.finish(&tx)?;
-            }
+            full_text.finish(&tx)?;
             tx.execute_batch("BEGIN")?;
             store::restore_triggers(&tx, d)?;
             lap.record(summary, "7_store_full_text");
