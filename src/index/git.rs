@@ -134,13 +134,7 @@ fn index_blobs(
         // still match. Only the content tells.
         let racy = modified + RACY_NS >= written;
         let blob = hex(&t.oid);
-        if racy
-            && std::fs::read(root.join(&t.path))
-                .map(|b| blob_id(&b))
-                .ok()
-                .as_ref()
-                != Some(&blob)
-        {
+        if racy && !std::fs::read(root.join(&t.path)).is_ok_and(|b| blob_id(&b) == blob) {
             continue;
         }
         blobs.insert(t.path, blob);

@@ -217,21 +217,19 @@ pub fn run(opts: &RunOptions<'_>) -> Result<IndexSummary> {
         (walked, started_from, git_index)
     });
     let (candidates, skipped) = walked?;
-    // Judged by the status the walk read (the candidates are sorted by path).
+    // The walk's candidates are sorted by path.
+    let walked = |path: &str| {
+        let found = candidates.binary_search_by(|c| c.path.as_str().cmp(path));
+        found.ok().map(|i| &candidates[i])
+    };
+    // Judged by the status the walk read.
     let mut vouched = git_index
-        .map(|index| {
-            index.unmodified(&opts.root, |path| {
-                let found = candidates.binary_search_by(|c| c.path.as_str().cmp(path));
-                found.ok().map(|i| candidates[i].stat)
-            })
-        })
+        .map(|index| index.unmodified(&opts.root, |path| walked(path).map(|c| c.stat)))
         .unwrap_or_default();
     // Checked against the walk rather than the disk: the tree's paths are at hand.
     let started_from = started_from.map(|decompressed| {
-        decompressed.and_then(|()| {
-            let walked: HashSet<&str> = candidates.iter().map(|c| c.path.as_str()).collect();
-            artifact::check_describes(&temp, &opts.root, |p| walked.contains(p))
-        })
+        decompressed
+            .and_then(|()| artifact::check_describes(&temp, &opts.root, |p| walked(p).is_some()))
     });
     let mut bootstrapped_from = None;
     let mut notes = Vec::new();
@@ -803,17 +801,7 @@ fn process_in_order<T: Sync, R: Send>(
     let ready = Condvar::new();
     std::thread::scope(|scope| {
         for _ in 0..jobs {
-            let (next, written, panicked, work, may_start, all_started, handoff, ready) = (
-                &next,
-                &written,
-                &panicked,
-                &work,
-                &may_start,
-                &all_started,
-                &handoff,
-                &ready,
-            );
-            scope.spawn(move || {
+            scope.spawn(|| {
                 let lock = || handoff.lock().expect("handoff lock");
                 loop {
                     if !may_start() {

@@ -430,12 +430,14 @@ impl<'c> Store<'c> {
     fn put(&mut self, file: i64, r: Resolved) -> Result<()> {
         self.stats.edges += r.edges.len();
         self.stats.unresolved += r.misses.len();
-        let (lo, hi) = crate::ids::node_range(file);
-        let edges_stored = self.stored
-            && self.stored_equal(
+        let range = crate::ids::node_range(file);
+        let edges_kept = self.stored
+            && self.kept(
                 "SELECT source_id, target_id, kind, confidence, strategy, line FROM edges \
                  WHERE source_id >= ?1 AND source_id < ?2 AND kind <> 'contains'",
-                (lo, hi),
+                "DELETE FROM edges WHERE source_id >= ?1 AND source_id < ?2 \
+                 AND kind <> 'contains'",
+                range,
                 r.edges.iter().map(edge_key).collect(),
                 |r| {
                     let confidence: f64 = r.get(3)?;
@@ -450,15 +452,7 @@ impl<'c> Store<'c> {
                 },
                 |s: &EdgeKey<String>, n| (s.0, s.1, &*s.2, s.3, &*s.4, s.5) == *n,
             )?;
-        if !edges_stored {
-            if self.stored {
-                self.conn
-                    .prepare_cached(
-                        "DELETE FROM edges WHERE source_id >= ?1 AND source_id < ?2 \
-                         AND kind <> 'contains'",
-                    )?
-                    .execute([lo, hi])?;
-            }
+        if !edges_kept {
             self.edges.insert(r.edges.iter(), |e| {
                 [
                     ValueRef::Integer(e.source),
@@ -470,11 +464,12 @@ impl<'c> Store<'c> {
                 ]
             })?;
         }
-        let misses_stored = self.stored
-            && self.stored_equal(
+        let misses_kept = self.stored
+            && self.kept(
                 "SELECT source_id, kind, name, key, reason, candidates, line FROM unresolved \
                  WHERE source_id >= ?1 AND source_id < ?2",
-                (lo, hi),
+                "DELETE FROM unresolved WHERE source_id >= ?1 AND source_id < ?2",
+                range,
                 r.misses.iter().map(miss_key).collect(),
                 |r| {
                     Ok((
@@ -489,14 +484,7 @@ impl<'c> Store<'c> {
                 },
                 |s: &MissKey<String>, n| (s.0, &*s.1, &*s.2, &*s.3, &*s.4, s.5, s.6) == *n,
             )?;
-        if !misses_stored {
-            if self.stored {
-                self.conn
-                    .prepare_cached(
-                        "DELETE FROM unresolved WHERE source_id >= ?1 AND source_id < ?2",
-                    )?
-                    .execute([lo, hi])?;
-            }
+        if !misses_kept {
             self.misses.insert(r.misses.iter(), |m| {
                 let (source, kind, name, key, reason, candidates, line) = miss_key(m);
                 [
@@ -513,11 +501,13 @@ impl<'c> Store<'c> {
         Ok(())
     }
 
-    /// Whether the rows `sql` reads for the nodes `lo..hi` (each by `read`) are `new`, in
-    /// any order; `same` compares a stored row with a new one.
-    fn stored_equal<Stored: Ord, New: Ord>(
+    /// Whether the rows `select` reads for the nodes `lo..hi` (each by `read`) are `new`, in
+    /// any order (`same` compares a stored row with a new one): then they stay; otherwise
+    /// `delete` removes them, for the new ones to be inserted.
+    fn kept<Stored: Ord, New: Ord>(
         &self,
-        sql: &str,
+        select: &str,
+        delete: &str,
         (lo, hi): (i64, i64),
         mut new: Vec<New>,
         read: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<Stored>,
@@ -525,15 +515,16 @@ impl<'c> Store<'c> {
     ) -> Result<bool> {
         let mut stored: Vec<Stored> = self
             .conn
-            .prepare_cached(sql)?
+            .prepare_cached(select)?
             .query_map([lo, hi], read)?
             .collect::<rusqlite::Result<_>>()?;
-        if stored.len() != new.len() {
-            return Ok(false);
-        }
         stored.sort_unstable();
         new.sort_unstable();
-        Ok(stored.iter().zip(&new).all(|(s, n)| same(s, n)))
+        let equal = stored.len() == new.len() && stored.iter().zip(&new).all(|(s, n)| same(s, n));
+        if !equal {
+            self.conn.prepare_cached(delete)?.execute([lo, hi])?;
+        }
+        Ok(equal)
     }
 }
 

@@ -515,9 +515,6 @@ impl Graph {
         &self.base_refs[start..end]
     }
 
-    /// C and C++ (given the node just loaded): a definition seen only in its own file (one in
-    /// a source file, not a header, that is no function or a `static` one, or a macro), and a
-    /// macro defined inside another definition.
     /// Adds the definitions of `batches` (rows of `nodes` in id order) and returns each one's
     /// parent id, for `load` to link once all are in.
     fn add_nodes(&mut self, batches: std::sync::mpsc::Receiver<NodeBatch>) -> Vec<Option<i64>> {
@@ -578,6 +575,9 @@ impl Graph {
         parents
     }
 
+    /// C and C++ (given the node just loaded): a definition seen only in its own file (one in
+    /// a source file, not a header, that is no function or a `static` one, or a macro), and a
+    /// macro defined inside another definition.
     fn note_file_local(&mut self, idx: Idx, kind: NodeKind, signature: Option<&str>) {
         let file = &self.files[self.nodes[idx as usize].file as usize];
         if !file.profile.translation_units()
