@@ -205,7 +205,7 @@ fn last_failure(db: &Path) -> Option<String> {
 pub fn decompress(artifact: &Path, dest: &Path) -> Result<()> {
     let temp = temp_beside(dest, "db");
     let result = (|| {
-        let packed = std::fs::read(artifact)
+        let packed = std::fs::File::open(artifact)
             .with_context(|| format!("cannot read {}", artifact.display()))?;
         let output = std::fs::File::create(&temp)
             .with_context(|| format!("cannot write {}", temp.display()))?;
@@ -495,33 +495,20 @@ fn compress_frame(chunk: &[u8], level: i32) -> std::io::Result<Vec<u8>> {
     c.compress(chunk)
 }
 
-/// Decompresses concatenated frames into `output`. Each frame's header gives its size, so
-/// every frame has a known place in the file: the cores decode and write frames side by
-/// side, each into one buffer it reuses.
-fn decode_frames(packed: &[u8], output: &std::fs::File) -> Result<()> {
-    let mut frames = Vec::new();
-    let mut rest = packed;
-    let mut offset = 0u64;
-    while !rest.is_empty() {
-        let len = zstd::zstd_safe::find_frame_compressed_size(rest)
-            .map_err(|_| anyhow::anyhow!("a frame is cut short"))?;
-        let Ok(Some(size)) = zstd::zstd_safe::get_frame_content_size(&rest[..len]) else {
-            // Not written by `export` (a stream compressed some other way): in order.
-            let mut out = std::io::BufWriter::new(output);
-            zstd::stream::copy_decode(packed, &mut out)?;
-            out.flush()?;
-            return Ok(());
-        };
-        frames.push((&rest[..len], offset, size));
-        offset += size;
-        rest = &rest[len..];
-    }
-    if frames.is_empty() {
-        bail!("it is empty");
+/// Decompresses the concatenated frames of `packed` into `output`. Each frame's header gives
+/// its size, so every frame has a known place in the file: the cores read, decode and write
+/// frames side by side, each into buffers it reuses. Frames are read as they are decoded, not
+/// the whole artifact first: the first is decoding while the rest is still being read, and the
+/// memory read into is a few frames' worth, touched once.
+fn decode_frames(packed: &std::fs::File, output: &std::fs::File) -> Result<()> {
+    let mut frames = FrameReader::new(packed)?;
+    if !frames.first_is_exported()? {
+        // Not written by `export` (a stream compressed some other way): in order.
+        return decode_in_order(packed, output);
     }
     // The cores decode; this thread alone writes (concurrent writers to one file only take
     // turns on its lock). A few buffers circulate between them, so memory stays a few frames.
-    let next = std::sync::atomic::AtomicUsize::new(0);
+    let reader = std::sync::Mutex::new(&mut frames);
     let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
     let (decoded_tx, decoded) = std::sync::mpsc::sync_channel::<(Vec<u8>, u64)>(jobs);
     let (free_tx, free) = std::sync::mpsc::channel::<Vec<u8>>();
@@ -529,30 +516,32 @@ fn decode_frames(packed: &[u8], output: &std::fs::File) -> Result<()> {
         free_tx.send(Vec::new()).expect("the pool is open");
     }
     let free = std::sync::Mutex::new(free);
-    std::thread::scope(|scope| -> Result<()> {
-        let workers: Vec<_> = (0..jobs.min(frames.len()))
+    let not_exported = std::thread::scope(|scope| -> Result<bool> {
+        let workers: Vec<_> = (0..jobs)
             .map(|_| {
                 let decoded_tx = decoded_tx.clone();
-                let (next, free, frames) = (&next, &free, &frames);
-                scope.spawn(move || -> Result<()> {
+                let (reader, free) = (&reader, &free);
+                scope.spawn(move || -> Result<bool> {
                     let mut decoder = zstd::bulk::Decompressor::new()?;
+                    let mut frame = Vec::new();
                     loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(&(frame, at, size)) = frames.get(i) else {
-                            return Ok(());
+                        let next = reader.lock().expect("frame reader").next(&mut frame)?;
+                        let (at, size) = match next {
+                            Next::Frame { at, size } => (at, size),
+                            Next::End => return Ok(false),
+                            Next::NotExported => return Ok(true),
                         };
-                        let size = usize::try_from(size).context("a frame is too large")?;
                         let Ok(mut buffer) = free.lock().expect("pool lock").recv() else {
-                            return Ok(()); // the writer stopped: its error is reported
+                            return Ok(false); // the writer stopped: its error is reported
                         };
                         buffer.clear();
                         buffer.reserve(size);
-                        decoder.decompress_to_buffer(frame, &mut buffer)?;
+                        decoder.decompress_to_buffer(&frame[..], &mut buffer)?;
                         if buffer.len() != size {
                             bail!("a frame holds other than the size its header gives");
                         }
                         if decoded_tx.send((buffer, at)).is_err() {
-                            return Ok(());
+                            return Ok(false);
                         }
                     }
                 })
@@ -571,12 +560,134 @@ fn decode_frames(packed: &[u8], output: &std::fs::File) -> Result<()> {
         // A failed write ends the pool: workers waiting on it stop.
         drop(free_tx);
         drop(decoded);
+        let mut not_exported = false;
         for w in workers {
-            w.join().expect("zstd thread panicked")?;
+            not_exported |= w.join().expect("zstd thread panicked")?;
         }
-        written
+        written?;
+        Ok(not_exported)
     })?;
+    if not_exported {
+        // A later frame no export writes: decoded again, in order, from the start.
+        output.set_len(0)?;
+        return decode_in_order(packed, output);
+    }
+    if frames.frames == 0 {
+        bail!("it is empty");
+    }
     Ok(())
+}
+
+/// Decompresses `packed`, whatever its frames, into `output` in one pass.
+fn decode_in_order(packed: &std::fs::File, output: &std::fs::File) -> Result<()> {
+    let mut out = std::io::BufWriter::new(output);
+    std::io::Seek::rewind(&mut out)?;
+    let mut input = std::io::BufReader::new(packed);
+    std::io::Seek::rewind(&mut input)?;
+    zstd::stream::copy_decode(input, &mut out)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// What `FrameReader::next` found.
+enum Next {
+    /// A whole frame, to be decoded into the database's bytes from `at` on, `size` of them.
+    Frame { at: u64, size: usize },
+    End,
+    /// A frame without its size, or larger than `export` writes.
+    NotExported,
+}
+
+/// Reads an artifact's frames one after the other, each into a buffer of the caller's.
+struct FrameReader<'f> {
+    file: &'f std::fs::File,
+    len: u64,
+    /// Where the next read starts.
+    offset: u64,
+    /// Bytes read past the end of the last frame handed out: the start of the next one.
+    carry: Vec<u8>,
+    /// Where the next frame's content goes in the database.
+    at: u64,
+    frames: usize,
+    /// A frame no export writes was found: the frames are decoded in order instead.
+    not_exported: bool,
+}
+
+/// Bytes read at a time: a frame of 8 MiB of database compresses to some 2 MiB.
+const READ_BYTES: usize = 1 << 20;
+
+impl<'f> FrameReader<'f> {
+    fn new(file: &'f std::fs::File) -> Result<Self> {
+        Ok(FrameReader {
+            file,
+            len: file.metadata()?.len(),
+            offset: 0,
+            carry: Vec::new(),
+            at: 0,
+            frames: 0,
+            not_exported: false,
+        })
+    }
+
+    /// Whether the first frame is one `export` writes (its size known, at most a frame's).
+    fn first_is_exported(&mut self) -> Result<bool> {
+        // A frame's header is at most 18 bytes.
+        let mut header = std::mem::take(&mut self.carry);
+        self.fill(&mut header, 18)?;
+        if header.is_empty() {
+            bail!("it is empty");
+        }
+        let size = zstd::zstd_safe::get_frame_content_size(&header);
+        self.carry = header;
+        Ok(matches!(size, Ok(Some(s)) if s <= FRAME_BYTES as u64))
+    }
+
+    /// The next whole frame, read into `frame`.
+    fn next(&mut self, frame: &mut Vec<u8>) -> Result<Next> {
+        if self.not_exported {
+            return Ok(Next::NotExported);
+        }
+        frame.clear();
+        frame.append(&mut self.carry);
+        loop {
+            if frame.is_empty() && self.offset == self.len {
+                return Ok(Next::End);
+            }
+            if let Ok(len) = zstd::zstd_safe::find_frame_compressed_size(frame) {
+                self.carry.extend_from_slice(&frame[len..]);
+                frame.truncate(len);
+                let Ok(Some(size)) = zstd::zstd_safe::get_frame_content_size(frame)
+                    .map(|s| s.filter(|&s| s <= FRAME_BYTES as u64))
+                else {
+                    self.not_exported = true;
+                    return Ok(Next::NotExported);
+                };
+                let at = self.at;
+                self.at += size;
+                self.frames += 1;
+                return Ok(Next::Frame {
+                    at,
+                    size: size as usize,
+                });
+            }
+            // A frame of `FRAME_BYTES` compresses to fewer bytes than that, whatever they are.
+            if self.offset == self.len || frame.len() > 2 * FRAME_BYTES {
+                bail!("a frame is cut short");
+            }
+            let have = frame.len();
+            self.fill(frame, have + READ_BYTES)?;
+        }
+    }
+
+    /// Reads on until `into` holds `want` bytes or the file ends.
+    fn fill(&mut self, into: &mut Vec<u8>, want: usize) -> Result<()> {
+        let more = (want.saturating_sub(into.len()) as u64).min(self.len - self.offset);
+        let start = into.len();
+        into.resize(start + more as usize, 0);
+        read_at(self.file, &mut into[start..], self.offset)?;
+        self.offset += more;
+        Ok(())
+    }
 }
 
 fn read_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
@@ -699,3 +810,61 @@ pub fn check_describes(staged: &Path, root: &Path, present: impl Fn(&str) -> boo
 
 /// Below this share of its files present in the tree, an artifact is another project's.
 const MIN_SHARE_PRESENT: f64 = 0.5;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bytes that compress somewhat, as a database does: runs of a counter among noise.
+    fn database_like(len: usize) -> Vec<u8> {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        (0..len)
+            .map(|i| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                if (i / 4096) % 3 == 0 {
+                    state as u8
+                } else {
+                    (i / 64) as u8
+                }
+            })
+            .collect()
+    }
+
+    fn decoded(packed: &[u8]) -> Vec<u8> {
+        let dir = tempfile::tempdir().unwrap();
+        let (input, output) = (dir.path().join("in.zst"), dir.path().join("out.db"));
+        std::fs::write(&input, packed).unwrap();
+        let out = std::fs::File::create(&output).unwrap();
+        decode_frames(&std::fs::File::open(&input).unwrap(), &out).unwrap();
+        std::fs::read(&output).unwrap()
+    }
+
+    #[test]
+    fn frames_read_piece_by_piece_decode_to_the_exported_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        // Three frames, the last short; the noise makes frames of several read pieces each.
+        let db = database_like(2 * FRAME_BYTES + 12_345);
+        let (src, packed) = (dir.path().join("g.db"), dir.path().join("g.db.zst"));
+        std::fs::write(&src, &db).unwrap();
+        compress(&src, &packed, 1).unwrap();
+        let packed = std::fs::read(&packed).unwrap();
+        assert!(packed.len() > 2 * READ_BYTES, "frames span several reads");
+        assert!(decoded(&packed) == db);
+    }
+
+    #[test]
+    fn streams_not_written_by_export_are_decoded_in_order() {
+        let db = database_like(FRAME_BYTES + 4096);
+        // No frame size in the header; one frame larger than an export's.
+        let unsized_frame = zstd::encode_all(&db[..], 1).unwrap();
+        let large_frame = zstd::bulk::compress(&db, 1).unwrap();
+        // An exported frame, then one without its size.
+        let mut mixed = zstd::bulk::compress(&db[..4096], 1).unwrap();
+        mixed.extend(zstd::encode_all(&db[4096..], 1).unwrap());
+        for packed in [unsized_frame, large_frame, mixed] {
+            assert!(decoded(&packed) == db);
+        }
+    }
+}
