@@ -7,7 +7,7 @@
 use anyhow::{bail, Context, Result};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::{WalkBuilder, WalkState};
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -202,24 +202,6 @@ pub fn walk(opts: &WalkOptions) -> Result<(Vec<Candidate>, Skipped)> {
         bail!("cannot index {}: not a directory", root.display());
     }
     let excludes = build_excludes(root, opts.excludes)?;
-    let found = Mutex::new(Vec::new());
-    // Every entry the walk was shown, and the folders it went into: whatever else those
-    // folders hold was hidden from it by ignore files, which `ignore` does not report.
-    // Paths as their bytes, hashed with Fx: hashing a `PathBuf` parses it into components.
-    let seen = Mutex::new(FxHashSet::<OsString>::default());
-    // What each folder the walk went into holds, listed as it goes in (on the walk's
-    // threads), for the comparison with `seen` once the walk is over.
-    let listed = Mutex::new(os_strings(list_folder(root)));
-    let skipped = Mutex::new(Skipped::new());
-    let skip = |reason: SkipReason, path: String| {
-        skipped
-            .lock()
-            .expect("walk lock")
-            .entry(reason)
-            .or_default()
-            .push(path);
-    };
-
     let mut builder = WalkBuilder::new(root);
     builder
         .hidden(false)
@@ -228,123 +210,250 @@ pub fn walk(opts: &WalkOptions) -> Result<(Vec<Candidate>, Skipped)> {
         .git_global(false)
         .add_custom_ignore_filename(".cbmignore")
         .threads(opts.threads.max(1));
-    builder.build_parallel().run(|| {
-        Box::new(|entry| {
-            let entry = match entry {
-                Ok(e) => e,
-                Err(err) => {
-                    // Unreadable folders and the like: count them, keep walking.
-                    let path = error_path(&err, root);
-                    skip(SkipReason::Unreadable, path);
-                    return WalkState::Continue;
-                }
-            };
-            if entry.depth() == 0 {
-                return WalkState::Continue;
-            }
-            seen.lock()
-                .expect("walk lock")
-                .insert(entry.path().as_os_str().to_owned());
-            let rel = relative(entry.path(), root);
-            let name = entry.file_name().to_string_lossy();
-            let Some(ft) = entry.file_type() else {
-                return WalkState::Continue;
-            };
-            if ft.is_symlink() {
-                // Never followed: a link may leave the root or form a loop.
-                skip(SkipReason::Symlink, rel);
-                return WalkState::Continue;
-            }
-            let is_dir = ft.is_dir();
-            let children = if is_dir && !DEPENDENCY_DIRS.contains(&name.as_ref()) {
-                list_folder(entry.path())
-            } else {
-                Vec::new()
-            };
-            if is_dir && (DEPENDENCY_DIRS.contains(&name.as_ref()) || is_virtualenv(&children)) {
-                skip(SkipReason::DependencyDir, rel);
-                return WalkState::Skip;
-            }
-            if !is_dir && is_env_file(&name) {
-                if !opts.include_env {
-                    skip(SkipReason::EnvFile, rel);
-                    return WalkState::Continue;
-                }
-            } else if name.starts_with('.') && !KEPT_HIDDEN.contains(&name.as_ref()) {
-                skip(SkipReason::Hidden, rel);
-                return if is_dir {
-                    WalkState::Skip
-                } else {
-                    WalkState::Continue
-                };
-            }
-            if excludes
-                .matched_path_or_any_parents(entry.path(), is_dir)
-                .is_ignore()
-            {
-                skip(SkipReason::Excluded, rel);
-                return if is_dir {
-                    WalkState::Skip
-                } else {
-                    WalkState::Continue
-                };
-            }
-            if is_dir {
-                listed
-                    .lock()
-                    .expect("walk lock")
-                    .extend(os_strings(children));
-                return WalkState::Continue;
-            }
-            if !ft.is_file() {
-                return WalkState::Continue;
-            }
-            if LOCK_FILES.contains(&name.as_ref()) {
-                skip(SkipReason::LockFile, rel);
-                return WalkState::Continue;
-            }
-            if has_binary_extension(&name) {
-                skip(SkipReason::Binary, rel);
-                return WalkState::Continue;
-            }
-            if GENERATED_SUFFIXES.iter().any(|s| name.ends_with(s)) {
-                skip(SkipReason::Generated, rel);
-                return WalkState::Continue;
-            }
-            let meta = match entry.metadata() {
-                Ok(m) => m,
-                Err(_) => {
-                    skip(SkipReason::Unreadable, rel);
-                    return WalkState::Continue;
-                }
-            };
-            if meta.len() > opts.max_file_bytes {
-                skip(SkipReason::TooLarge, rel);
-                return WalkState::Continue;
-            }
-            found.lock().expect("walk lock").push(Candidate {
-                path: rel,
-                abs: entry.path().to_path_buf(),
-                size: meta.len(),
-                mtime_ns: mtime_ns(&meta),
-                stat: GitStat::of(&meta),
-            });
-            WalkState::Continue
-        })
+    let done = Mutex::new(Vec::new());
+    builder.build_parallel().visit(&mut VisitorBuilder {
+        opts,
+        excludes: &excludes,
+        done: &done,
     });
-    let seen = seen.into_inner().expect("walk lock");
-    for path in listed.into_inner().expect("walk lock") {
-        if !seen.contains(&path) {
-            skip(SkipReason::IgnoreRules, relative(Path::new(&path), root));
+    let mut seen = Seen::default();
+    // The root is listed like every folder the walk goes into, under the path its entries
+    // name as their parent.
+    let root_key = root
+        .join("_")
+        .parent()
+        .map_or_else(|| root.to_path_buf(), Path::to_path_buf);
+    seen.entered.push((root_key, list_folder(root).entries));
+    for part in done.into_inner().expect("walk lock") {
+        seen.found.extend(part.found);
+        seen.skipped.extend(part.skipped);
+        seen.entered.extend(part.entered);
+        seen.other.extend(part.other);
+        for (folder, n) in part.shown {
+            *seen.shown.entry(folder).or_default() += n;
         }
     }
-    let mut files = found.into_inner().expect("walk lock");
-    files.sort_by(|a, b| a.path.cmp(&b.path));
-    let mut skipped = skipped.into_inner().expect("walk lock");
+    let ignored = hidden_by_ignore_files(&seen, root);
+    let Seen {
+        mut found,
+        skipped: skips,
+        ..
+    } = seen;
+    let mut skipped = Skipped::new();
+    let ignored = ignored.into_iter().map(|p| (SkipReason::IgnoreRules, p));
+    for (reason, path) in skips.into_iter().chain(ignored) {
+        skipped.entry(reason).or_default().push(path);
+    }
+    found.sort_by(|a, b| a.path.cmp(&b.path));
     for list in skipped.values_mut() {
         list.sort();
     }
-    Ok((files, skipped))
+    Ok((found, skipped))
+}
+
+/// What ignore files hid: the `ignore` crate does not show such entries, so each folder the
+/// walk went into was counted as it went in, and the folders holding more entries than the
+/// walk showed of them are listed again to name the missing ones (a fresh clone has none).
+fn hidden_by_ignore_files(seen: &Seen, root: &Path) -> Vec<String> {
+    let short: Vec<&Path> = seen
+        .entered
+        .iter()
+        .filter(|(folder, n)| seen.shown.get(folder.as_os_str()).copied().unwrap_or(0) < *n)
+        .map(|(folder, _)| folder.as_path())
+        .collect();
+    if short.is_empty() {
+        return Vec::new();
+    }
+    let entered: Vec<String> = seen
+        .entered
+        .iter()
+        .map(|(f, _)| relative(f, root))
+        .collect();
+    let shown: FxHashSet<&str> = seen
+        .found
+        .iter()
+        .map(|c| c.path.as_str())
+        .chain(seen.skipped.iter().map(|(_, p)| p.as_str()))
+        .chain(seen.other.iter().map(String::as_str))
+        .chain(entered.iter().map(String::as_str))
+        .collect();
+    let mut hidden = Vec::new();
+    for folder in short {
+        let Ok(entries) = std::fs::read_dir(folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = relative(&entry.path(), root);
+            if !shown.contains(path.as_str()) {
+                hidden.push(path);
+            }
+        }
+    }
+    hidden
+}
+
+/// What the walk's threads saw, each thread its own (merged once the walk is over).
+#[derive(Default)]
+struct Seen {
+    found: Vec<Candidate>,
+    skipped: Vec<(SkipReason, String)>,
+    /// The folders the walk went into, with how many entries each held as it went in.
+    entered: Vec<(PathBuf, usize)>,
+    /// How many entries the walk showed of each folder, by the folder's path.
+    shown: FxHashMap<OsString, usize>,
+    /// Entries shown that are neither candidates, skipped nor folders gone into (sockets).
+    other: Vec<String>,
+}
+
+struct VisitorBuilder<'a> {
+    opts: &'a WalkOptions<'a>,
+    excludes: &'a Gitignore,
+    done: &'a Mutex<Vec<Seen>>,
+}
+
+impl<'s> ignore::ParallelVisitorBuilder<'s> for VisitorBuilder<'s> {
+    fn build(&mut self) -> Box<dyn ignore::ParallelVisitor + 's> {
+        Box::new(Visitor {
+            opts: self.opts,
+            excludes: self.excludes,
+            seen: Seen::default(),
+            done: self.done,
+        })
+    }
+}
+
+/// One walk thread's visitor: what it sees goes to `done` when its thread ends.
+struct Visitor<'a> {
+    opts: &'a WalkOptions<'a>,
+    excludes: &'a Gitignore,
+    seen: Seen,
+    done: &'a Mutex<Vec<Seen>>,
+}
+
+impl Drop for Visitor<'_> {
+    fn drop(&mut self) {
+        let seen = std::mem::take(&mut self.seen);
+        self.done
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(seen);
+    }
+}
+
+impl ignore::ParallelVisitor for Visitor<'_> {
+    fn visit(&mut self, entry: std::result::Result<ignore::DirEntry, ignore::Error>) -> WalkState {
+        let (opts, root) = (self.opts, self.opts.root);
+        let entry = match entry {
+            Ok(e) => e,
+            Err(err) => {
+                // Unreadable folders and the like: count them, keep walking.
+                let path = error_path(&err, root);
+                self.seen.skipped.push((SkipReason::Unreadable, path));
+                return WalkState::Continue;
+            }
+        };
+        if entry.depth() == 0 {
+            return WalkState::Continue;
+        }
+        if let Some(folder) = entry.path().parent() {
+            match self.seen.shown.get_mut(folder.as_os_str()) {
+                Some(n) => *n += 1,
+                None => {
+                    self.seen.shown.insert(folder.as_os_str().to_owned(), 1);
+                }
+            }
+        }
+        let rel = relative(entry.path(), root);
+        let mut skip = |reason: SkipReason, path: String| {
+            self.seen.skipped.push((reason, path));
+        };
+        let name = entry.file_name().to_string_lossy();
+        let Some(ft) = entry.file_type() else {
+            self.seen.other.push(rel);
+            return WalkState::Continue;
+        };
+        if ft.is_symlink() {
+            // Never followed: a link may leave the root or form a loop.
+            skip(SkipReason::Symlink, rel);
+            return WalkState::Continue;
+        }
+        let is_dir = ft.is_dir();
+        let listing = if is_dir && !DEPENDENCY_DIRS.contains(&name.as_ref()) {
+            list_folder(entry.path())
+        } else {
+            Listing::default()
+        };
+        if is_dir && (DEPENDENCY_DIRS.contains(&name.as_ref()) || listing.virtualenv) {
+            skip(SkipReason::DependencyDir, rel);
+            return WalkState::Skip;
+        }
+        if !is_dir && is_env_file(&name) {
+            if !opts.include_env {
+                skip(SkipReason::EnvFile, rel);
+                return WalkState::Continue;
+            }
+        } else if name.starts_with('.') && !KEPT_HIDDEN.contains(&name.as_ref()) {
+            skip(SkipReason::Hidden, rel);
+            return if is_dir {
+                WalkState::Skip
+            } else {
+                WalkState::Continue
+            };
+        }
+        if self
+            .excludes
+            .matched_path_or_any_parents(entry.path(), is_dir)
+            .is_ignore()
+        {
+            skip(SkipReason::Excluded, rel);
+            return if is_dir {
+                WalkState::Skip
+            } else {
+                WalkState::Continue
+            };
+        }
+        if is_dir {
+            self.seen
+                .entered
+                .push((entry.path().to_path_buf(), listing.entries));
+            return WalkState::Continue;
+        }
+        if !ft.is_file() {
+            self.seen.other.push(rel);
+            return WalkState::Continue;
+        }
+        if LOCK_FILES.contains(&name.as_ref()) {
+            skip(SkipReason::LockFile, rel);
+            return WalkState::Continue;
+        }
+        if has_binary_extension(&name) {
+            skip(SkipReason::Binary, rel);
+            return WalkState::Continue;
+        }
+        if GENERATED_SUFFIXES.iter().any(|s| name.ends_with(s)) {
+            skip(SkipReason::Generated, rel);
+            return WalkState::Continue;
+        }
+        let meta = match entry.metadata() {
+            Ok(m) => m,
+            Err(_) => {
+                skip(SkipReason::Unreadable, rel);
+                return WalkState::Continue;
+            }
+        };
+        if meta.len() > opts.max_file_bytes {
+            skip(SkipReason::TooLarge, rel);
+            return WalkState::Continue;
+        }
+        self.seen.found.push(Candidate {
+            path: rel,
+            abs: entry.path().to_path_buf(),
+            size: meta.len(),
+            mtime_ns: mtime_ns(&meta),
+            stat: GitStat::of(&meta),
+        });
+        WalkState::Continue
+    }
 }
 
 fn build_excludes(root: &Path, globs: &[String]) -> Result<Gitignore> {
@@ -356,22 +465,23 @@ fn build_excludes(root: &Path, globs: &[String]) -> Result<Gitignore> {
     Ok(b.build()?)
 }
 
-/// The entries of folder `dir` (none if it cannot be read: the walk reports that).
-fn list_folder(dir: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(dir)
-        .map(|entries| entries.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default()
+/// How many entries a folder holds, and whether it is a Python virtual environment (holds a
+/// `pyvenv.cfg` file). Nothing if it cannot be read: the walk reports that.
+#[derive(Default)]
+struct Listing {
+    entries: usize,
+    virtualenv: bool,
 }
 
-fn os_strings(paths: Vec<PathBuf>) -> Vec<OsString> {
-    paths.into_iter().map(PathBuf::into_os_string).collect()
-}
-
-/// A folder holding a `pyvenv.cfg` (given its entries) is a Python virtual environment.
-fn is_virtualenv(children: &[PathBuf]) -> bool {
-    children
-        .iter()
-        .any(|c| c.file_name().is_some_and(|n| n == "pyvenv.cfg") && c.is_file())
+fn list_folder(dir: &Path) -> Listing {
+    let mut listing = Listing::default();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        listing.entries += 1;
+        if entry.file_name() == "pyvenv.cfg" && entry.path().is_file() {
+            listing.virtualenv = true;
+        }
+    }
+    listing
 }
 
 fn error_path(err: &ignore::Error, root: &Path) -> String {

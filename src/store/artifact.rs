@@ -592,7 +592,10 @@ fn decode_in_order(packed: &std::fs::File, output: &std::fs::File) -> Result<()>
 /// What `FrameReader::next` found.
 enum Next {
     /// A whole frame, to be decoded into the database's bytes from `at` on, `size` of them.
-    Frame { at: u64, size: usize },
+    Frame {
+        at: u64,
+        size: usize,
+    },
     End,
     /// A frame without its size, or larger than `export` writes.
     NotExported,

@@ -13,7 +13,8 @@ fn walk_honours_ignore_files_and_counts_every_skip() {
         root,
         &[
             ("keep.py", "def kept():\n    pass\n"),
-            (".gitignore", "ignored_by_git.py\n"),
+            (".gitignore", "ignored_by_git.py\n*.log\n"),
+            ("docs/build.log", "a log\n"),
             ("ignored_by_git.py", "def nope(): pass\n"),
             (".cbmignore", "secret/\n"),
             ("secret/hidden_api.py", "def nope(): pass\n"),
@@ -83,8 +84,8 @@ fn walk_honours_ignore_files_and_counts_every_skip() {
     assert_eq!(skipped(SkipReason::LockFile), vec!["Cargo.lock"]);
     assert_eq!(
         skipped(SkipReason::IgnoreRules),
-        vec!["ignored_by_git.py", "secret"],
-        "paths hidden by .gitignore and .cbmignore are counted too"
+        vec!["docs/build.log", "ignored_by_git.py", "secret"],
+        "paths hidden by .gitignore and .cbmignore are counted too, in any folder"
     );
     assert_eq!(skipped(SkipReason::Excluded), vec!["drop"]);
     assert!(skipped(SkipReason::Hidden).contains(&".hidden.py".to_string()));
