@@ -12,10 +12,8 @@
 
 use super::scratch::{self, ScratchBuild};
 use anyhow::{anyhow, Result};
-use rusqlite::types::ToSqlOutput;
 use rusqlite::Connection;
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
 
 /// The full-text index's tables that hold what it indexed (its `config` stays the
 /// database's own).
@@ -40,7 +38,8 @@ pub fn start(conn: &Connection, scratch: PathBuf) -> Result<ScratchBuild> {
         scratch,
         SHADOW_TABLES.map(String::from).to_vec(),
         scratch::declarations(conn, &["nodes_fts"])?,
-        move |tx, abandoned| {
+        Some(db),
+        move |tx, _| {
             // Configured as the database's own index.
             for (key, value) in &settings {
                 tx.execute(
@@ -48,28 +47,13 @@ pub fn start(conn: &Connection, scratch: PathBuf) -> Result<ScratchBuild> {
                     rusqlite::params![key, value],
                 )?;
             }
-            let source = super::open(&db, super::Mode::ReadOnly)?;
-            // As 'rebuild' reads them: every row of the content table, in rowid order.
-            let mut read = source.prepare(
-                "SELECT id, name, qualified_name, name_tokens, signature, docstring FROM nodes \
-                 ORDER BY id",
+            // As 'rebuild' reads them: every row of the content table, in rowid order. One
+            // statement: the values go from one table to the other without being copied out.
+            tx.execute_batch(
+                "INSERT INTO main.nodes_fts(rowid, name, qualified_name, name_tokens, signature, \
+                 docstring) SELECT id, name, qualified_name, name_tokens, signature, docstring \
+                 FROM source.nodes ORDER BY id",
             )?;
-            let mut insert = tx.prepare(
-                "INSERT INTO nodes_fts(rowid, name, qualified_name, name_tokens, signature, \
-                 docstring) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )?;
-            let mut rows = read.query([])?;
-            let mut read_rows = 0u32;
-            while let Some(row) = rows.next()? {
-                read_rows = read_rows.wrapping_add(1);
-                if read_rows.is_multiple_of(4096) && abandoned.load(Ordering::Relaxed) {
-                    return Ok(());
-                }
-                for i in 0..6 {
-                    insert.raw_bind_parameter(i + 1, ToSqlOutput::Borrowed(row.get_ref(i)?))?;
-                }
-                insert.raw_execute()?;
-            }
             Ok(())
         },
     )

@@ -9,10 +9,10 @@
 //! decoding them: a fraction of the time the inserts took.
 
 use anyhow::{anyhow, Context, Result};
-use rusqlite::{Connection, Transaction};
+use rusqlite::{Connection, InterruptHandle, Transaction};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 /// Tables being filled in a scratch database; `finish` copies them into the database.
@@ -23,16 +23,20 @@ pub struct ScratchBuild {
     builder: Option<JoinHandle<Result<()>>>,
     /// Set when the build is dropped unfinished (the run failed): `fill` may stop early.
     abandoned: Arc<AtomicBool>,
+    /// Stops the builder's statement running when the build is dropped unfinished.
+    interrupt: Arc<Mutex<Option<InterruptHandle>>>,
 }
 
 /// Starts filling `tables` on a thread named `name`, in a new database at `scratch`
 /// (replaced if present): `declarations` create them as the database declares them, then
 /// `fill` writes their rows in one transaction, and may stop early once its flag is set.
+/// With `source`, that database is attached as `source`, read-only, for `fill` to read.
 pub fn start<F>(
     name: &str,
     scratch: PathBuf,
     tables: Vec<String>,
     declarations: Vec<String>,
+    source: Option<PathBuf>,
     fill: F,
 ) -> Result<ScratchBuild>
 where
@@ -41,16 +45,27 @@ where
     let _ = std::fs::remove_file(&scratch);
     let target = scratch.clone();
     let abandoned = Arc::new(AtomicBool::new(false));
-    let stop = abandoned.clone();
+    let interrupt = Arc::new(Mutex::new(None));
+    let (stop, handle) = (abandoned.clone(), interrupt.clone());
     let builder = std::thread::Builder::new()
         .name(name.into())
-        .spawn(move || build(&target, &declarations, fill, &stop))
+        .spawn(move || {
+            build(
+                &target,
+                &declarations,
+                source.as_deref(),
+                fill,
+                &stop,
+                &handle,
+            )
+        })
         .with_context(|| format!("cannot start the {name} thread"))?;
     Ok(ScratchBuild {
         scratch,
         tables,
         builder: Some(builder),
         abandoned,
+        interrupt,
     })
 }
 
@@ -69,19 +84,37 @@ pub fn declarations(conn: &Connection, tables: &[&str]) -> Result<Vec<String>> {
         .collect()
 }
 
-fn build<F>(scratch: &Path, declarations: &[String], fill: F, abandoned: &AtomicBool) -> Result<()>
+fn build<F>(
+    scratch: &Path,
+    declarations: &[String],
+    source: Option<&Path>,
+    fill: F,
+    abandoned: &AtomicBool,
+    interrupt: &Mutex<Option<InterruptHandle>>,
+) -> Result<()>
 where
     F: FnOnce(&Transaction, &AtomicBool) -> Result<()>,
 {
     let mut out = Connection::open(scratch)
         .with_context(|| format!("cannot create {}", scratch.display()))?;
-    // Nobody else reads the scratch database, and it is deleted after the copy.
+    // Nobody else reads the scratch database, and it is deleted after the copy. (`main.`:
+    // the source attached below is the index itself, in WAL mode, read while it is written.)
     out.execute_batch(
-        "PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; \
-         PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -16384;",
+        "PRAGMA main.page_size = 16384; PRAGMA main.journal_mode = OFF; \
+         PRAGMA main.synchronous = OFF; PRAGMA main.locking_mode = EXCLUSIVE; \
+         PRAGMA main.cache_size = -16384;",
     )?;
     for declaration in declarations {
         out.execute_batch(declaration)?;
+    }
+    if let Some(source) = source {
+        // Only read: `fill` writes the scratch database alone.
+        out.execute("ATTACH DATABASE ?1 AS source", [source.to_string_lossy()])?;
+    }
+    // A statement reading a whole table is interrupted when the build is abandoned.
+    *interrupt.lock().unwrap_or_else(|e| e.into_inner()) = Some(out.get_interrupt_handle());
+    if abandoned.load(Ordering::Relaxed) {
+        return Ok(());
     }
     let tx = out.transaction()?;
     fill(&tx, abandoned)?;
@@ -123,6 +156,14 @@ impl Drop for ScratchBuild {
     /// However the build ends, the scratch database goes (after its thread is done with it).
     fn drop(&mut self) {
         self.abandoned.store(true, Ordering::Relaxed);
+        if let Some(handle) = self
+            .interrupt
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+        {
+            handle.interrupt();
+        }
         if let Some(builder) = self.builder.take() {
             let _ = builder.join();
         }

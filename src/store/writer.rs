@@ -302,6 +302,7 @@ impl<'c, 'o> Writer<'c, 'o> {
             scratch,
             names.map(String::from).to_vec(),
             super::scratch::declarations(self.conn, &names)?,
+            None,
             move |tx, abandoned| tables.into_iter().try_for_each(|t| t.write(tx, abandoned)),
         )
     }
