@@ -304,7 +304,7 @@ pub fn run(opts: &RunOptions<'_>) -> Result<IndexSummary> {
 
 /// Builds the database in `temp`: from scratch, or by updating the artifact decompressed
 /// there (`summary.bootstrapped_from`). Nobody reads the file until it is renamed, so no journal is kept
-/// (the end of a full build runs in WAL mode for its full-text thread's reads).
+/// (part of the end of a full build runs in WAL mode, while its full-text thread reads).
 fn build_into(
     temp: &Path,
     opts: &RunOptions<'_>,
@@ -520,12 +520,22 @@ fn update(
             summary.resolution = resolution;
             // Started once resolution is done, the full text takes the core that indexing
             // the edges on this thread leaves idle, not one the resolution workers use.
-            let full_text =
+            let mut full_text =
                 store::full_text::start(&tx, staging::temp_beside(&opts.db, "fulltext"))?;
             store::restore_indexes(&tx, d, is_resolution_table)?;
             lap.record(summary, "7_resolve_store");
             stage("building the full-text index");
             tx.execute_batch("COMMIT")?;
+            full_text.wait()?;
+            // No other connection reads the database any more: the log goes into the database
+            // file (which alone is renamed into place), and what is left is written once, not
+            // into the log and again into the database (the kernel's full text is 400 MB).
+            let mode: String = tx.query_row("PRAGMA journal_mode = OFF", [], |r| r.get(0))?;
+            anyhow::ensure!(
+                mode == "off",
+                "could not move the write-ahead log into the database"
+            );
+            tx.execute_batch("PRAGMA locking_mode = EXCLUSIVE")?;
             full_text.finish(&tx)?;
             tx.execute_batch("BEGIN")?;
             store::restore_triggers(&tx, d)?;
@@ -552,15 +562,6 @@ fn update(
     store::set_meta(&tx, "root", &opts.root.to_string_lossy())?;
     store::set_meta(&tx, "project", &opts.project)?;
     tx.commit()?;
-    if deferred.is_some() {
-        // The end of a full build ran in WAL mode, and only the database file is renamed
-        // into place: everything must be in it.
-        let busy: i64 = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))?;
-        anyhow::ensure!(
-            busy == 0,
-            "could not move the write-ahead log into the database"
-        );
-    }
 
     for list in skipped.values_mut() {
         list.sort();

@@ -123,15 +123,22 @@ where
 }
 
 impl ScratchBuild {
-    /// Waits for the tables and copies them into the database of `conn`, in place of what
-    /// they held. Must run outside a transaction (it attaches the scratch database).
-    pub fn finish(mut self, conn: &Connection) -> Result<()> {
-        let builder = self.builder.take().expect("finished once");
+    /// Waits for the tables to be filled: the builder no longer reads its source.
+    pub fn wait(&mut self) -> Result<()> {
+        let Some(builder) = self.builder.take() else {
+            return Ok(());
+        };
         let name = builder.thread().name().unwrap_or("scratch").to_string();
         builder
             .join()
             .map_err(|_| anyhow!("the {name} thread panicked"))?
-            .with_context(|| format!("building on the {name} thread"))?;
+            .with_context(|| format!("building on the {name} thread"))
+    }
+
+    /// Waits for the tables and copies them into the database of `conn`, in place of what
+    /// they held. Must run outside a transaction (it attaches the scratch database).
+    pub fn finish(mut self, conn: &Connection) -> Result<()> {
+        self.wait()?;
         conn.execute(
             "ATTACH DATABASE ?1 AS scratch",
             [self.scratch.to_string_lossy()],
