@@ -508,16 +508,17 @@ fn update(
                 tx.execute_batch("COMMIT")?;
                 word_indexes.finish(&tx)?;
                 lap.record(summary, "5_word_indexes");
-                // In WAL mode from here on: the full-text thread's connection reads the
-                // definitions as committed while this one goes on writing.
-                tx.execute_batch(
-                    "PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = WAL; \
-                     PRAGMA wal_autocheckpoint = 0; BEGIN",
-                )?;
+                tx.execute_batch("BEGIN")?;
                 stage("resolving references");
                 Ok(())
             })?;
             summary.resolution = resolution;
+            // In WAL mode while the full-text thread reads the definitions as committed and
+            // this one goes on writing: only the edges' indexes pass through the log.
+            tx.execute_batch(
+                "COMMIT; PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = WAL; \
+                 PRAGMA wal_autocheckpoint = 0; BEGIN",
+            )?;
             // Started once resolution is done, the full text takes the core that indexing
             // the edges on this thread leaves idle, not one the resolution workers use.
             let mut full_text =
