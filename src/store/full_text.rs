@@ -1,14 +1,14 @@
 //! A full build's full-text index, built on a thread of its own while the writer's thread
-//! goes on with the rest of the build (resolution's edges and their indexes).
+//! goes on with the rest of the build (the indexes of resolution's edges).
 //!
 //! SQLite lets one connection write a database at a time, and filling `nodes_fts` is the
-//! longest single piece of a full build's tail (on the Linux kernel about 16 s, with the
-//! other core idle). So the index is written into a scratch database of its own, from the
-//! definitions read through a second connection (the build's database is in WAL mode by
-//! then, so that connection reads the committed rows while the writer writes), and its
-//! tables are copied in at the end: the index `INSERT INTO nodes_fts(nodes_fts) VALUES
-//! ('rebuild')` writes (the same rows are inserted in the same order), for a fraction of the
-//! writer's time (on the kernel 1.5 s instead of 16).
+//! longest single piece of a full build's tail (on the Linux kernel about 16 s when it was
+//! filled a row at a time, with the other core idle). So the index is written into a
+//! scratch database of its own by one `INSERT ... SELECT` from the build's database attached
+//! there (in WAL mode by then, so that connection reads the committed definitions while the
+//! writer writes), and its tables are copied in at the end: the index `INSERT INTO
+//! nodes_fts(nodes_fts) VALUES ('rebuild')` writes (the same rows are inserted in the same
+//! order), for a fraction of the writer's time (on the kernel 1.5 s instead of 16).
 
 use super::scratch::{self, ScratchBuild};
 use anyhow::{anyhow, Result};

@@ -30,7 +30,7 @@ pub struct ScratchBuild {
 /// Starts filling `tables` on a thread named `name`, in a new database at `scratch`
 /// (replaced if present): `declarations` create them as the database declares them, then
 /// `fill` writes their rows in one transaction, and may stop early once its flag is set.
-/// With `source`, that database is attached as `source`, read-only, for `fill` to read.
+/// With `source`, that database is attached as `source` for `fill` to read (only read).
 pub fn start<F>(
     name: &str,
     scratch: PathBuf,
