@@ -499,16 +499,16 @@ fn compress_frame(chunk: &[u8], level: i32) -> std::io::Result<Vec<u8>> {
 /// its size, so every frame has a known place in the file: the cores read, decode and write
 /// frames side by side, each into buffers it reuses. Frames are read as they are decoded, not
 /// the whole artifact first: the first is decoding while the rest is still being read, and the
-/// memory read into is a few frames' worth, touched once.
+/// memory read into is a few frames' worth, touched once. A stream with a frame `export` does
+/// not write (one without its size, or larger) is decoded again in order.
 fn decode_frames(packed: &std::fs::File, output: &std::fs::File) -> Result<()> {
-    let mut frames = FrameReader::new(packed)?;
-    if !frames.first_is_exported()? {
-        // Not written by `export` (a stream compressed some other way): in order.
-        return decode_in_order(packed, output);
+    let frames = FrameReader::new(packed)?;
+    if frames.len == 0 {
+        bail!("it is empty");
     }
     // The cores decode; this thread alone writes (concurrent writers to one file only take
     // turns on its lock). A few buffers circulate between them, so memory stays a few frames.
-    let reader = std::sync::Mutex::new(&mut frames);
+    let reader = std::sync::Mutex::new(frames);
     let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
     let (decoded_tx, decoded) = std::sync::mpsc::sync_channel::<(Vec<u8>, u64)>(jobs);
     let (free_tx, free) = std::sync::mpsc::channel::<Vec<u8>>();
@@ -568,12 +568,10 @@ fn decode_frames(packed: &std::fs::File, output: &std::fs::File) -> Result<()> {
         Ok(not_exported)
     })?;
     if not_exported {
-        // A later frame no export writes: decoded again, in order, from the start.
+        // A frame no export writes (a stream compressed some other way): decoded in order,
+        // from the start.
         output.set_len(0)?;
         return decode_in_order(packed, output);
-    }
-    if frames.frames == 0 {
-        bail!("it is empty");
     }
     Ok(())
 }
@@ -597,7 +595,7 @@ enum Next {
         size: usize,
     },
     End,
-    /// A frame without its size, or larger than `export` writes.
+    /// A frame without its size, or larger than `export` writes, or no zstd frame at all.
     NotExported,
 }
 
@@ -611,13 +609,14 @@ struct FrameReader<'f> {
     carry: Vec<u8>,
     /// Where the next frame's content goes in the database.
     at: u64,
-    frames: usize,
     /// A frame no export writes was found: the frames are decoded in order instead.
     not_exported: bool,
 }
 
 /// Bytes read at a time: a frame of 8 MiB of database compresses to some 2 MiB.
 const READ_BYTES: usize = 1 << 20;
+/// The longest header a zstd frame has.
+const FRAME_HEADER_BYTES: usize = 18;
 
 impl<'f> FrameReader<'f> {
     fn new(file: &'f std::fs::File) -> Result<Self> {
@@ -627,22 +626,8 @@ impl<'f> FrameReader<'f> {
             offset: 0,
             carry: Vec::new(),
             at: 0,
-            frames: 0,
             not_exported: false,
         })
-    }
-
-    /// Whether the first frame is one `export` writes (its size known, at most a frame's).
-    fn first_is_exported(&mut self) -> Result<bool> {
-        // A frame's header is at most 18 bytes.
-        let mut header = std::mem::take(&mut self.carry);
-        self.fill(&mut header, 18)?;
-        if header.is_empty() {
-            bail!("it is empty");
-        }
-        let size = zstd::zstd_safe::get_frame_content_size(&header);
-        self.carry = header;
-        Ok(matches!(size, Ok(Some(s)) if s <= FRAME_BYTES as u64))
     }
 
     /// The next whole frame, read into `frame`.
@@ -652,22 +637,24 @@ impl<'f> FrameReader<'f> {
         }
         frame.clear();
         frame.append(&mut self.carry);
+        // Its header tells whether the frame is one `export` writes (its size known, at most
+        // a frame's), before the rest of it is read.
+        self.fill(frame, FRAME_HEADER_BYTES)?;
+        if frame.is_empty() {
+            return Ok(Next::End);
+        }
+        let Ok(Some(size)) = zstd::zstd_safe::get_frame_content_size(frame)
+            .map(|s| s.filter(|&s| s <= FRAME_BYTES as u64))
+        else {
+            self.not_exported = true;
+            return Ok(Next::NotExported);
+        };
         loop {
-            if frame.is_empty() && self.offset == self.len {
-                return Ok(Next::End);
-            }
             if let Ok(len) = zstd::zstd_safe::find_frame_compressed_size(frame) {
                 self.carry.extend_from_slice(&frame[len..]);
                 frame.truncate(len);
-                let Ok(Some(size)) = zstd::zstd_safe::get_frame_content_size(frame)
-                    .map(|s| s.filter(|&s| s <= FRAME_BYTES as u64))
-                else {
-                    self.not_exported = true;
-                    return Ok(Next::NotExported);
-                };
                 let at = self.at;
                 self.at += size;
-                self.frames += 1;
                 return Ok(Next::Frame {
                     at,
                     size: size as usize,
