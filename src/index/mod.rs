@@ -19,6 +19,7 @@ use crate::store::staging;
 use crate::store::{self, writer, FileRecord, Mode, Writer};
 use anyhow::Result;
 use rusqlite::Connection;
+use rustc_hash::FxHashSet;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -303,7 +304,8 @@ pub fn run(opts: &RunOptions<'_>) -> Result<IndexSummary> {
 }
 
 /// Builds the database in `temp`: from scratch, or by updating the artifact decompressed
-/// there (`summary.bootstrapped_from`). Nobody reads the file until it is renamed, so no journal is kept
+/// there (`summary.bootstrapped_from`). Nobody reads the file until it is renamed (but the
+/// run's own reader of the definitions as they were, see `prefetch_graph`), so no journal is kept
 /// (part of the end of a full build runs in WAL mode, while its full-text thread reads).
 fn build_into(
     temp: &Path,
@@ -367,6 +369,14 @@ fn update(
     // Written in id order, every table grows by appending at the end of its B-tree instead of
     // splitting pages all over a database far larger than the page cache.
     to_read.sort_by_cached_key(|c| crate::ids::file_id(&c.path));
+    let prefetch = if incremental && !to_read.is_empty() {
+        let bootstrap = summary.bootstrapped_from.is_some();
+        prefetch_graph(conn, bootstrap, to_read.iter().map(|c| c.size).sum())?
+    } else {
+        None
+    };
+    // The files whose rows this run deletes or inserts.
+    let mut replaced = FxHashSet::default();
 
     let tx = conn.transaction()?;
     let deferred = if incremental {
@@ -400,6 +410,7 @@ fn update(
                     summary.unchanged += 1;
                 }
                 FileRead::Extracted(mut x) => {
+                    replaced.insert(crate::ids::file_id(&c.path));
                     if was_known {
                         writer.delete_file(&c.path)?;
                     }
@@ -442,6 +453,7 @@ fn update(
                 }
                 FileRead::Skipped(reason) => {
                     if was_known {
+                        replaced.insert(crate::ids::file_id(&c.path));
                         writer.delete_file(&c.path)?;
                         summary.removed += 1;
                     }
@@ -463,6 +475,7 @@ fn update(
         .collect();
     gone.sort();
     for path in gone {
+        replaced.insert(crate::ids::file_id(path));
         writer.delete_file(path)?;
         summary.removed += 1;
     }
@@ -554,8 +567,15 @@ fn update(
             if !unchanged {
                 stage("resolving references");
                 let scope = same_settings.then_some(&changes);
-                summary.resolution = resolve::resolve(&tx, scope, &resolve_opts)?;
+                let prefetched = prefetch.map(|p| (p, &replaced));
+                summary.resolution = resolve::resolve(&tx, scope, &resolve_opts, prefetched)?;
                 lap.record(summary, "3_resolve");
+            } else {
+                // Read no further: nothing may write the database while it reads.
+                drop(prefetch);
+            }
+            if summary.bootstrapped_from.is_some() {
+                tx.execute_batch("PRAGMA cache_spill = ON")?;
             }
         }
     }
@@ -616,6 +636,37 @@ impl IndexSummary {
         }
     }
 }
+
+/// Starts reading the definitions resolution will load, as they stand before this run writes
+/// anything, beside extraction (see `resolve::NodePrefetch`); `None` when there is no file.
+fn prefetch_graph(
+    conn: &Connection,
+    bootstrap: bool,
+    bytes_to_read: u64,
+) -> Result<Option<resolve::NodePrefetch>> {
+    let Some(db) = conn.path().filter(|p| !p.is_empty()).map(PathBuf::from) else {
+        return Ok(None);
+    };
+    let reader = if bootstrap {
+        // A database started from the artifact keeps no log (`build_into`): its file changes
+        // only when the run commits, or spills pages it has changed before that. Spilling is
+        // off until resolution is done, so the changed pages stay in memory: a bound on what
+        // is re-extracted bounds them.
+        if bytes_to_read > PREFETCH_MAX_BYTES_TO_READ {
+            return Ok(None);
+        }
+        conn.execute_batch("PRAGMA cache_spill = OFF")?;
+        store::open_immutable(&db)?
+    } else {
+        // In WAL mode: the reader keeps its snapshot while the run writes.
+        store::open(&db, Mode::ReadOnly)?
+    };
+    resolve::NodePrefetch::start(reader).map(Some)
+}
+
+/// The most a run started from the artifact reads and writes again with the graph read
+/// beside it (its changed pages are held in memory until the graph is read).
+const PREFETCH_MAX_BYTES_TO_READ: u64 = 32 << 20;
 
 /// Tables written by resolution, whose indexes a full build creates once it has stored them.
 fn is_resolution_table(table: &str) -> bool {

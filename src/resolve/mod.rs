@@ -15,6 +15,7 @@ mod rules;
 mod symbols;
 
 pub use lookup::last_name;
+pub use symbols::NodePrefetch;
 
 /// Whether `name` is one of the language's own functions or types (never a repository
 /// definition when written bare).
@@ -29,7 +30,7 @@ use anyhow::Result;
 use lookup::{Found, Local, Outcome, Resolver};
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Condvar, Mutex};
@@ -253,8 +254,9 @@ pub fn resolve(
     conn: &Connection,
     changes: Option<&Changes>,
     opts: &ResolveOptions,
+    prefetched: Option<(NodePrefetch, &FxHashSet<i64>)>,
 ) -> Result<ResolveStats> {
-    let (g, files) = prepare(conn, changes, opts)?;
+    let (g, files) = prepare(conn, changes, opts, prefetched)?;
     // Re-resolved within a scope, most files find what they found before: their rows are
     // compared with the results and replaced only where these differ.
     let stored = changes.is_some();
@@ -269,7 +271,7 @@ pub fn resolve_all_while(
     opts: &ResolveOptions,
     meanwhile: impl FnOnce() -> Result<()>,
 ) -> Result<ResolveStats> {
-    let (g, files) = prepare(conn, None, opts)?;
+    let (g, files) = prepare(conn, None, opts, None)?;
     // The files whose sites are in memory come first (ids ascending).
     let in_memory = files.partition_point(|&f| sites.has(g.file(f).id));
     let kept = files[..in_memory]
@@ -342,8 +344,9 @@ fn prepare(
     conn: &Connection,
     changes: Option<&Changes>,
     opts: &ResolveOptions,
+    prefetched: Option<(NodePrefetch, &FxHashSet<i64>)>,
 ) -> Result<(Graph, Vec<Idx>)> {
-    let mut g = Graph::load(conn)?;
+    let mut g = Graph::load(conn, prefetched)?;
     includes(&mut g);
     hierarchy(&mut g, opts.fuzzy_limit);
     let files: Vec<Idx> = match changes {
@@ -1182,7 +1185,7 @@ mod tests {
                 .collect::<rusqlite::Result<_>>()
                 .unwrap()
         };
-        let from_database = resolve(&conn, None, &opts).unwrap();
+        let from_database = resolve(&conn, None, &opts, None).unwrap();
         let expected = rows(&conn);
         assert!(from_database.edges > 10 && from_database.unresolved > 0);
         let mut by_id: Vec<(i64, &str, &str)> = files

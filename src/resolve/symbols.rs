@@ -4,7 +4,7 @@
 
 use super::overloads::{self, Params};
 use super::rules::{self, Profile};
-use crate::ids::base_name;
+use crate::ids::{base_name, node_range};
 use crate::model::{NodeKind, RefKind};
 use anyhow::Result;
 use rusqlite::Connection;
@@ -182,6 +182,31 @@ const NODE_BATCH: usize = 1024;
 const NODE_BATCH_TEXT: usize = 1 << 20;
 
 impl NodeBatch {
+    fn is_full(&self) -> bool {
+        self.rows.len() == NODE_BATCH || self.text.len() > NODE_BATCH_TEXT
+    }
+
+    /// The rows as they were pushed.
+    fn iter(&self) -> impl Iterator<Item = NodeRow<'_>> {
+        let mut start = 0;
+        self.rows.iter().map(move |row| {
+            let [name, qn, signature] = row.ends.map(|end| {
+                let text = &self.text[start..end as usize];
+                start = end as usize;
+                text
+            });
+            NodeRow {
+                id: row.id,
+                file_id: row.file_id,
+                kind: row.kind,
+                parent: row.parent,
+                name,
+                qn,
+                signature: row.has_signature.then_some(signature),
+            }
+        })
+    }
+
     fn push(&mut self, row: NodeRow) {
         let mut end = |s: &str| {
             self.text.push_str(s);
@@ -197,6 +222,180 @@ impl NodeBatch {
             has_signature: row.signature.is_some(),
         });
     }
+}
+
+/// Reads rows of `nodes` (`filter` completes the statement: a condition, then the order)
+/// and hands each to `push`, in the statement's order, until `push` declines one (then
+/// false).
+fn read_nodes(
+    conn: &Connection,
+    filter: &str,
+    params: &[&dyn rusqlite::ToSql],
+    push: &mut impl FnMut(NodeRow) -> bool,
+) -> Result<bool> {
+    let mut q = conn.prepare_cached(&format!(
+        "SELECT id, file_id, kind, name, qualified_name, parent_id, signature FROM nodes {filter}"
+    ))?;
+    let mut rows = q.query(params)?;
+    while let Some(r) = rows.next()? {
+        let row = NodeRow {
+            id: r.get(0)?,
+            file_id: r.get(1)?,
+            kind: NodeKind::parse(r.get_ref(2)?.as_str()?).unwrap_or(NodeKind::Constant),
+            parent: r.get(5)?,
+            name: r.get_ref(3)?.as_str()?,
+            qn: base_name(r.get_ref(4)?.as_str()?),
+            signature: r.get_ref(6)?.as_str_or_null()?,
+        };
+        if !push(row) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Hands `push` every row of `nodes` in id order, as `read_nodes` would read them all now:
+/// from `prefetched` but for the files in `replaced`, whose rows are read from `conn`, each
+/// where its ids place it, and for the rows past what was prefetched.
+fn merge_nodes(
+    conn: &Connection,
+    prefetched: Prefetched,
+    replaced: &FxHashSet<i64>,
+    push: &mut impl FnMut(NodeRow) -> bool,
+) -> Result<bool> {
+    let below = prefetched.below;
+    let mut again: Vec<i64> = replaced
+        .iter()
+        .copied()
+        .filter(|&f| node_range(f).0 < below)
+        .collect();
+    again.sort_unstable();
+    let mut again = again.into_iter().peekable();
+    let read_file = |file: i64, push: &mut dyn FnMut(NodeRow) -> bool| {
+        let (lo, hi) = node_range(file);
+        read_nodes(
+            conn,
+            "WHERE id >= ?1 AND id < ?2 ORDER BY id",
+            &[&lo, &hi.min(below)],
+            &mut |row| push(row),
+        )
+    };
+    for row in prefetched.batches.iter().flat_map(NodeBatch::iter) {
+        // A node's id holds its file's: the rows of a file come together, and a replaced
+        // file's new rows go where its old ones were, or would be.
+        while let Some(file) = again.next_if(|&f| node_range(f).0 <= row.id) {
+            if !read_file(file, push)? {
+                return Ok(false);
+            }
+        }
+        if replaced.contains(&row.file_id) {
+            continue;
+        }
+        if !push(row) {
+            return Ok(false);
+        }
+    }
+    for file in again {
+        if !read_file(file, push)? {
+            return Ok(false);
+        }
+    }
+    if below == i64::MAX {
+        return Ok(true);
+    }
+    read_nodes(conn, "WHERE id >= ?1 ORDER BY id", &[&below], push)
+}
+
+/// The definitions as they stood when a run began, read on a thread of their own through a
+/// connection of their own while the run extracts and writes what changed, so that loading
+/// the graph afterwards reads from the database only the rows of the files the run
+/// replaced. The database must be in WAL mode: the reader keeps its snapshot while the run
+/// writes through another connection.
+pub struct NodePrefetch {
+    reading: Option<std::thread::JoinHandle<Result<Prefetched>>>,
+    interrupt: rusqlite::InterruptHandle,
+}
+
+/// Rows of `nodes` read ahead, in id order.
+struct Prefetched {
+    batches: Vec<NodeBatch>,
+    /// Every row with a lower id is in `batches`, none from this id on (a file's first row;
+    /// `i64::MAX` when all were read).
+    below: i64,
+}
+
+/// Text kept in memory ahead of the graph: past it (the rows of some hundreds of thousands
+/// of definitions), the rest is read when the graph is loaded.
+const PREFETCH_TEXT: usize = 64 << 20;
+
+impl NodePrefetch {
+    /// Starts reading through `conn`. Its snapshot is taken before this returns: writes
+    /// through other connections from then on are not seen.
+    pub fn start(conn: Connection) -> Result<NodePrefetch> {
+        Self::start_within(conn, PREFETCH_TEXT)
+    }
+
+    /// As `start`, keeping at most about `limit` bytes of text.
+    fn start_within(conn: Connection, limit: usize) -> Result<NodePrefetch> {
+        conn.execute_batch("BEGIN")?;
+        conn.query_row(
+            "SELECT count(*) FROM (SELECT 1 FROM nodes LIMIT 1)",
+            [],
+            |_| Ok(()),
+        )?;
+        let interrupt = conn.get_interrupt_handle();
+        let reading = std::thread::Builder::new()
+            .name("graph-prefetch".into())
+            .spawn(move || prefetch_nodes(&conn, limit))?;
+        Ok(NodePrefetch {
+            reading: Some(reading),
+            interrupt,
+        })
+    }
+
+    /// Waits for the rows.
+    fn finish(mut self) -> Result<Prefetched> {
+        self.reading
+            .take()
+            .expect("joined once")
+            .join()
+            .map_err(|_| anyhow::anyhow!("the graph's prefetch thread panicked"))?
+    }
+}
+
+impl Drop for NodePrefetch {
+    /// Unused (nothing to resolve, or the run failed): the reading stops.
+    fn drop(&mut self) {
+        if let Some(reading) = self.reading.take() {
+            self.interrupt.interrupt();
+            let _ = reading.join();
+        }
+    }
+}
+
+fn prefetch_nodes(conn: &Connection, limit: usize) -> Result<Prefetched> {
+    let mut batches = Vec::new();
+    let mut batch = NodeBatch::default();
+    let mut kept = 0;
+    let mut below = i64::MAX;
+    let mut last_file = None;
+    read_nodes(conn, "ORDER BY id", &[], &mut |row| {
+        if kept + batch.text.len() > limit && last_file != Some(row.file_id) {
+            below = row.id;
+            return false;
+        }
+        last_file = Some(row.file_id);
+        batch.push(row);
+        if batch.is_full() {
+            kept += batch.text.len();
+            batches.push(std::mem::take(&mut batch));
+        }
+        true
+    })?;
+    if !batch.rows.is_empty() {
+        batches.push(batch);
+    }
+    Ok(Prefetched { batches, below })
 }
 
 pub struct Graph {
@@ -256,7 +455,14 @@ pub struct Graph {
 }
 
 impl Graph {
-    pub fn load(conn: &Connection) -> Result<Graph> {
+    /// Loads the graph of the database `conn` is connected to. With `prefetched`, the
+    /// definitions as they stood before this run (see [`NodePrefetch`]) are taken from memory
+    /// but for the files in `replaced` (those whose rows the run deleted or inserted), which
+    /// are read again: the same graph, with a fraction of the reading left for this thread.
+    pub fn load(
+        conn: &Connection,
+        prefetched: Option<(NodePrefetch, &FxHashSet<i64>)>,
+    ) -> Result<Graph> {
         let mut g = Graph {
             files: Vec::new(),
             nodes: Vec::new(),
@@ -327,33 +533,21 @@ impl Graph {
 
         // This thread reads the definitions while another builds the graph from them (on a
         // fresh clone of Django reading took some 60% of the time, building the rest).
-        let mut q = conn.prepare(
-            "SELECT id, file_id, kind, name, qualified_name, parent_id, signature FROM nodes \
-             ORDER BY id",
-        )?;
         let parents = std::thread::scope(|scope| -> Result<Vec<Option<i64>>> {
             let (batches, received) = std::sync::mpsc::sync_channel::<NodeBatch>(4);
             let building = scope.spawn(|| g.add_nodes(received));
             let read = (|| -> Result<()> {
-                let mut rows = q.query([])?;
                 let mut batch = NodeBatch::default();
-                while let Some(r) = rows.next()? {
-                    batch.push(NodeRow {
-                        id: r.get(0)?,
-                        file_id: r.get(1)?,
-                        kind: NodeKind::parse(r.get_ref(2)?.as_str()?)
-                            .unwrap_or(NodeKind::Constant),
-                        parent: r.get(5)?,
-                        name: r.get_ref(3)?.as_str()?,
-                        qn: base_name(r.get_ref(4)?.as_str()?),
-                        signature: r.get_ref(6)?.as_str_or_null()?,
-                    });
-                    if (batch.rows.len() == NODE_BATCH || batch.text.len() > NODE_BATCH_TEXT)
-                        && batches.send(std::mem::take(&mut batch)).is_err()
-                    {
-                        return Ok(());
+                let mut push = |row: NodeRow| {
+                    batch.push(row);
+                    !(batch.is_full() && batches.send(std::mem::take(&mut batch)).is_err())
+                };
+                match prefetched {
+                    None => read_nodes(conn, "ORDER BY id", &[], &mut push)?,
+                    Some((prefetch, replaced)) => {
+                        merge_nodes(conn, prefetch.finish()?, replaced, &mut push)?
                     }
-                }
+                };
                 if !batch.rows.is_empty() {
                     let _ = batches.send(batch);
                 }
@@ -522,14 +716,8 @@ impl Graph {
         // Rows come in id order, so a file's nodes come together: its index is looked up once.
         let mut current_file: Option<(i64, Idx)> = None;
         for batch in batches {
-            let mut start = 0;
-            for row in &batch.rows {
-                let [name, qn, signature] = row.ends.map(|end| {
-                    let text = &batch.text[start..end as usize];
-                    start = end as usize;
-                    text
-                });
-                let signature = row.has_signature.then_some(signature);
+            for row in batch.iter() {
+                let (name, qn, signature) = (row.name, row.qn, row.signature);
                 let idx = self.nodes.len() as Idx;
                 let file = match current_file {
                     Some((id, file)) if id == row.file_id => file,
@@ -938,4 +1126,94 @@ pub fn is_c(path: &str) -> bool {
 pub fn file_stem(path: &str) -> &str {
     let name = path.rsplit('/').next().unwrap_or(path);
     name.split_once('.').map_or(name, |(stem, _)| stem)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every row as `read_nodes` hands it over, as text.
+    fn rows_of(read: impl FnOnce(&mut dyn FnMut(NodeRow) -> bool) -> Result<bool>) -> Vec<String> {
+        let mut out = Vec::new();
+        let done = read(&mut |r: NodeRow| {
+            out.push(format!(
+                "{} {} {:?} {} {} {:?} {:?}",
+                r.id, r.file_id, r.kind, r.name, r.qn, r.parent, r.signature
+            ));
+            true
+        })
+        .unwrap();
+        assert!(done);
+        out
+    }
+
+    #[test]
+    fn prefetched_rows_merged_with_the_replaced_files_equal_a_fresh_read() {
+        let files = [
+            ("app/models.py", "class User:\n    def save(self):\n        pass\n\ndef helper():\n    return User()\n"),
+            ("app/views.py", "from app.models import User\n\nclass Page:\n    def render(self):\n        return User().save()\n"),
+            ("cmd/main.go", "package main\n\nfunc main() { run() }\n\nfunc run() {}\n"),
+            ("src/util.c", "static int twice(int x) { return x * 2; }\nint util(void) { return twice(2); }\n"),
+            ("src/lib.rs", "pub struct Config;\nimpl Config {\n    pub fn load() -> Self { Config }\n}\n"),
+            ("web/app.ts", "export function start(): void { render(); }\nfunction render(): void {}\n"),
+        ];
+        let (dir, _) = crate::index::test_fixture(&files);
+        let db = dir.path().join("index.db");
+        let mut conn = crate::store::open(&db, crate::store::Mode::ReadWrite).unwrap();
+        conn.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
+        let all = |conn: &Connection| {
+            rows_of(|push| read_nodes(conn, "ORDER BY id", &[], &mut |r| push(r)))
+        };
+        let before = all(&conn);
+        let mut ids: Vec<i64> = files.iter().map(|(p, _)| crate::ids::file_id(p)).collect();
+        ids.sort_unstable();
+        // A file deleted, one re-extracted with other rows, one new (an id no file has).
+        let (gone, changed) = (ids[1], ids[3]);
+        let new = (ids[2]..).find(|f| !ids.contains(f)).unwrap();
+        let replaced: FxHashSet<i64> = [gone, changed, new].into_iter().collect();
+        // Limits that keep everything, a few files and only the first file's rows.
+        for limit in [usize::MAX, 120, 0] {
+            let reader = crate::store::open(&db, crate::store::Mode::ReadOnly).unwrap();
+            let prefetch = NodePrefetch::start_within(reader, limit).unwrap();
+            let tx = conn.transaction().unwrap();
+            tx.execute("DELETE FROM nodes WHERE file_id = ?1", [gone])
+                .unwrap();
+            tx.execute(
+                "UPDATE nodes SET name = name || '_v2', signature = NULL WHERE file_id = ?1",
+                [changed],
+            )
+            .unwrap();
+            let (lo, _) = node_range(new);
+            tx.execute(
+                "INSERT INTO nodes(id, file_id, kind, name, qualified_name, start_line, end_line, \
+                 start_byte, end_byte, name_tokens) VALUES (?1, ?2, 'File', 'new.py', 'new.py', \
+                 1, 1, 0, 0, ''), (?1 + 1, ?2, 'Function', 'f', 'new.f#2', 1, 1, 0, 0, 'f')",
+                [lo, new],
+            )
+            .unwrap();
+            let prefetched = prefetch.finish().unwrap();
+            if limit == usize::MAX {
+                // The snapshot of before the writes.
+                assert_eq!(prefetched.below, i64::MAX);
+                let kept = rows_of(|push| {
+                    prefetched
+                        .batches
+                        .iter()
+                        .flat_map(NodeBatch::iter)
+                        .for_each(|r| {
+                            push(r);
+                        });
+                    Ok(true)
+                });
+                assert_eq!(kept, before);
+            } else {
+                assert!(prefetched.below < i64::MAX, "limit {limit} kept every row");
+            }
+            let merged = rows_of(|push| merge_nodes(&tx, prefetched, &replaced, &mut |r| push(r)));
+            let expected = all(&tx);
+            assert_ne!(expected, before);
+            assert_eq!(merged, expected, "limit {limit}");
+            tx.rollback().unwrap();
+        }
+    }
 }

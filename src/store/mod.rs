@@ -99,6 +99,19 @@ fn open_checked(path: &Path, mode: Mode) -> Result<Connection> {
     Ok(conn)
 }
 
+/// Opens database `path` to read it as immutable: without locks, trusting that nothing
+/// writes the file while the connection reads it (the caller sees to that).
+pub fn open_immutable(path: &Path) -> Result<Connection> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_URI;
+    let conn = Connection::open_with_flags(read_only_uri(path, true), flags)
+        .with_context(|| format!("cannot open database {}", path.display()))?;
+    check_identity(&conn, path)?;
+    configure(&conn, path, Mode::ReadOnly)?;
+    Ok(conn)
+}
+
 /// Attaches database `path` read-only as schema `name` (to a connection opened with URI
 /// filenames, as `create` does), as immutable if a read-only folder requires it (see
 /// `open_checked`).
