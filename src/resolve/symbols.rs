@@ -309,8 +309,9 @@ fn merge_nodes(
 /// The definitions as they stood when a run began, read on a thread of their own through a
 /// connection of their own while the run extracts and writes what changed, so that loading
 /// the graph afterwards reads from the database only the rows of the files the run
-/// replaced. The database must be in WAL mode: the reader keeps its snapshot while the run
-/// writes through another connection.
+/// replaced. Whoever starts it sees to it that the reader keeps seeing the database as it
+/// was: in WAL mode its snapshot does; a database without a log must not be written before
+/// the graph is loaded.
 pub struct NodePrefetch {
     reading: Option<std::thread::JoinHandle<Result<Prefetched>>>,
     interrupt: rusqlite::InterruptHandle,
@@ -329,8 +330,8 @@ struct Prefetched {
 const PREFETCH_TEXT: usize = 64 << 20;
 
 impl NodePrefetch {
-    /// Starts reading through `conn`. Its snapshot is taken before this returns: writes
-    /// through other connections from then on are not seen.
+    /// Starts reading through `conn`. In WAL mode its snapshot is taken before this returns:
+    /// writes through other connections from then on are not seen.
     pub fn start(conn: Connection) -> Result<NodePrefetch> {
         Self::start_within(conn, PREFETCH_TEXT)
     }
@@ -542,11 +543,10 @@ impl Graph {
                     batch.push(row);
                     !(batch.is_full() && batches.send(std::mem::take(&mut batch)).is_err())
                 };
-                match prefetched {
-                    None => read_nodes(conn, "ORDER BY id", &[], &mut push)?,
-                    Some((prefetch, replaced)) => {
-                        merge_nodes(conn, prefetch.finish()?, replaced, &mut push)?
-                    }
+                match prefetched.map(|(prefetch, replaced)| (prefetch.finish(), replaced)) {
+                    Some((Ok(rows), replaced)) => merge_nodes(conn, rows, replaced, &mut push)?,
+                    // Read here instead, should the reading ahead have failed.
+                    None | Some((Err(_), _)) => read_nodes(conn, "ORDER BY id", &[], &mut push)?,
                 };
                 if !batch.rows.is_empty() {
                     let _ = batches.send(batch);
