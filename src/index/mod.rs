@@ -656,12 +656,13 @@ fn prefetch_graph(
             return Ok(None);
         }
         conn.execute_batch("PRAGMA cache_spill = OFF")?;
-        store::open_immutable(&db)?
+        store::open_immutable(&db)
     } else {
         // In WAL mode: the reader keeps its snapshot while the run writes.
-        store::open(&db, Mode::ReadOnly)?
+        store::open(&db, Mode::ReadOnly)
     };
-    resolve::NodePrefetch::start(reader).map(Some)
+    // Reading ahead only saves time: a run that cannot read ahead reads the graph later.
+    Ok(reader.and_then(resolve::NodePrefetch::start).ok())
 }
 
 /// The most a run started from the artifact reads and writes again with the graph read
