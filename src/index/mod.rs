@@ -19,7 +19,6 @@ use crate::store::staging;
 use crate::store::{self, writer, FileRecord, Mode, Writer};
 use anyhow::Result;
 use rusqlite::Connection;
-use rustc_hash::FxHashSet;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -375,8 +374,6 @@ fn update(
     } else {
         None
     };
-    // The files whose rows this run deletes or inserts.
-    let mut replaced = FxHashSet::default();
 
     let tx = conn.transaction()?;
     let deferred = if incremental {
@@ -410,7 +407,6 @@ fn update(
                     summary.unchanged += 1;
                 }
                 FileRead::Extracted(mut x) => {
-                    replaced.insert(crate::ids::file_id(&c.path));
                     if was_known {
                         writer.delete_file(&c.path)?;
                     }
@@ -453,7 +449,6 @@ fn update(
                 }
                 FileRead::Skipped(reason) => {
                     if was_known {
-                        replaced.insert(crate::ids::file_id(&c.path));
                         writer.delete_file(&c.path)?;
                         summary.removed += 1;
                     }
@@ -475,7 +470,6 @@ fn update(
         .collect();
     gone.sort();
     for path in gone {
-        replaced.insert(crate::ids::file_id(path));
         writer.delete_file(path)?;
         summary.removed += 1;
     }
@@ -567,7 +561,8 @@ fn update(
             if !unchanged {
                 stage("resolving references");
                 let scope = same_settings.then_some(&changes);
-                let prefetched = prefetch.map(|p| (p, &replaced));
+                // The tracker saw every file whose rows this run deleted or inserted.
+                let prefetched = prefetch.map(|p| (p, &changes.files));
                 summary.resolution = resolve::resolve(&tx, scope, &resolve_opts, prefetched)?;
                 lap.record(summary, "3_resolve");
             } else {

@@ -30,7 +30,7 @@ use anyhow::Result;
 use lookup::{Found, Local, Outcome, Resolver};
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Condvar, Mutex};
@@ -254,7 +254,7 @@ pub fn resolve(
     conn: &Connection,
     changes: Option<&Changes>,
     opts: &ResolveOptions,
-    prefetched: Option<(NodePrefetch, &FxHashSet<i64>)>,
+    prefetched: Option<(NodePrefetch, &BTreeSet<i64>)>,
 ) -> Result<ResolveStats> {
     let (g, files) = prepare(conn, changes, opts, prefetched)?;
     // Re-resolved within a scope, most files find what they found before: their rows are
@@ -344,7 +344,7 @@ fn prepare(
     conn: &Connection,
     changes: Option<&Changes>,
     opts: &ResolveOptions,
-    prefetched: Option<(NodePrefetch, &FxHashSet<i64>)>,
+    prefetched: Option<(NodePrefetch, &BTreeSet<i64>)>,
 ) -> Result<(Graph, Vec<Idx>)> {
     let mut g = Graph::load(conn, prefetched)?;
     includes(&mut g);

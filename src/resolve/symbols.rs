@@ -9,6 +9,7 @@ use crate::model::{NodeKind, RefKind};
 use anyhow::Result;
 use rusqlite::Connection;
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BTreeSet;
 
 pub type Idx = u32;
 
@@ -260,17 +261,15 @@ fn read_nodes(
 fn merge_nodes(
     conn: &Connection,
     prefetched: Prefetched,
-    replaced: &FxHashSet<i64>,
+    replaced: &BTreeSet<i64>,
     push: &mut impl FnMut(NodeRow) -> bool,
 ) -> Result<bool> {
     let below = prefetched.below;
-    let mut again: Vec<i64> = replaced
+    let mut again = replaced
         .iter()
         .copied()
-        .filter(|&f| node_range(f).0 < below)
-        .collect();
-    again.sort_unstable();
-    let mut again = again.into_iter().peekable();
+        .take_while(|&f| node_range(f).0 < below)
+        .peekable();
     let read_file = |file: i64, push: &mut dyn FnMut(NodeRow) -> bool| {
         let (lo, hi) = node_range(file);
         read_nodes(
@@ -462,7 +461,7 @@ impl Graph {
     /// are read again: the same graph, with a fraction of the reading left for this thread.
     pub fn load(
         conn: &Connection,
-        prefetched: Option<(NodePrefetch, &FxHashSet<i64>)>,
+        prefetched: Option<(NodePrefetch, &BTreeSet<i64>)>,
     ) -> Result<Graph> {
         let mut g = Graph {
             files: Vec::new(),
@@ -1170,7 +1169,7 @@ mod tests {
         // A file deleted, one re-extracted with other rows, one new (an id no file has).
         let (gone, changed) = (ids[1], ids[3]);
         let new = (ids[2]..).find(|f| !ids.contains(f)).unwrap();
-        let replaced: FxHashSet<i64> = [gone, changed, new].into_iter().collect();
+        let replaced: BTreeSet<i64> = [gone, changed, new].into_iter().collect();
         // Limits that keep everything, a few files and only the first file's rows.
         for limit in [usize::MAX, 120, 0] {
             let reader = crate::store::open(&db, crate::store::Mode::ReadOnly).unwrap();
