@@ -30,7 +30,7 @@ use anyhow::Result;
 use lookup::{Found, Local, Outcome, Resolver};
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Condvar, Mutex};
@@ -39,11 +39,35 @@ use symbols::{Graph, Idx};
 /// Every file's imports, member types and bases, and the typed variables at its top level (a
 /// file node's ordinal is 0): the rows of the partial index `refs_scope`, whose condition this
 /// repeats so that only those rows are read.
-pub(crate) const SCOPE_REFS_QUERY: &str =
-    "SELECT node_id, kind, name, module, alias, line FROM refs \
-     WHERE kind = 'import' OR kind = 'field' OR kind = 'inherits' OR kind = 'implements' \
-     OR (kind = 'local' AND module IS NOT NULL AND node_id % 524288 = 0) \
-     ORDER BY node_id, seq";
+pub(crate) const SCOPE_REFS_QUERY: &str = concat!(
+    scope_refs_select!(),
+    " WHERE ",
+    scope_refs_condition!(),
+    " ORDER BY node_id, seq"
+);
+
+/// The rows of `SCOPE_REFS_QUERY` of the nodes `?1..?2` (one file's).
+pub(crate) const SCOPE_REFS_OF_NODES: &str = concat!(
+    scope_refs_select!(),
+    " WHERE node_id >= ?1 AND node_id < ?2 AND (",
+    scope_refs_condition!(),
+    ") ORDER BY node_id, seq"
+);
+
+macro_rules! scope_refs_select {
+    () => {
+        "SELECT node_id, kind, name, module, alias, line FROM refs"
+    };
+}
+use scope_refs_select;
+
+macro_rules! scope_refs_condition {
+    () => {
+        "kind = 'import' OR kind = 'field' OR kind = 'inherits' OR kind = 'implements' \
+         OR (kind = 'local' AND module IS NOT NULL AND node_id % 524288 = 0)"
+    };
+}
+use scope_refs_condition;
 
 pub struct ResolveOptions {
     /// Edges below this confidence are kept as unresolved (`low_confidence`) instead.
@@ -348,7 +372,7 @@ fn prepare(
 ) -> Result<(Graph, Vec<Idx>)> {
     let mut g = Graph::load(conn, prefetched)?;
     includes(&mut g);
-    hierarchy(&mut g, opts.fuzzy_limit);
+    hierarchy(&mut g, opts.fuzzy_limit, opts.jobs);
     let files: Vec<Idx> = match changes {
         None => {
             conn.execute_batch(
@@ -775,28 +799,57 @@ fn includes(g: &mut Graph) {
 }
 
 /// Resolves the base types of every definition first: member lookups walk the hierarchy.
-fn hierarchy(g: &mut Graph, fuzzy_limit: usize) {
-    let mut bases: FxHashMap<Idx, Vec<Idx>> = FxHashMap::default();
-    let mut external = Vec::new();
-    {
+/// The base references are split among `jobs` threads in contiguous runs (each lookup
+/// reads only the graph) and their outcomes gathered in order, as one thread would.
+fn hierarchy(g: &mut Graph, fuzzy_limit: usize, jobs: usize) {
+    // A base's types, or None when it names nothing in the repository.
+    let resolve_run = |refs: &[symbols::BaseRef]| -> Vec<Option<Vec<Idx>>> {
         let r = Resolver::new(g, fuzzy_limit, FxHashMap::default());
-        for b in &g.base_refs {
-            match r.resolve(b.node, &b.name) {
-                Outcome::Resolved(targets) => {
-                    let list = bases.entry(b.node).or_default();
-                    for t in targets {
-                        if t.node != b.node && g.node(t.node).kind.is_type_like() {
-                            list.push(t.node);
-                        }
-                    }
-                }
-                Outcome::Unresolved { .. } => external.push(b.node),
+        refs.iter()
+            .map(|b| match r.resolve(b.node, &b.name) {
+                Outcome::Resolved(targets) => Some(
+                    targets
+                        .into_iter()
+                        .filter(|t| t.node != b.node && g.node(t.node).kind.is_type_like())
+                        .map(|t| t.node)
+                        .collect(),
+                ),
+                Outcome::Unresolved { .. } => None,
+            })
+            .collect()
+    };
+    let refs = &g.base_refs;
+    let run = refs.len().div_ceil(jobs.max(1)).max(MIN_BASES_PER_THREAD);
+    let outcomes: Vec<Option<Vec<Idx>>> = if refs.len() <= run {
+        resolve_run(refs)
+    } else {
+        std::thread::scope(|scope| {
+            let runs: Vec<_> = refs
+                .chunks(run)
+                .map(|chunk| scope.spawn(move || resolve_run(chunk)))
+                .collect();
+            runs.into_iter()
+                .flat_map(|h| h.join().expect("a hierarchy thread panicked"))
+                .collect()
+        })
+    };
+    let mut bases: FxHashMap<Idx, Vec<Idx>> = FxHashMap::default();
+    let mut external = FxHashSet::default();
+    for (b, outcome) in g.base_refs.iter().zip(outcomes) {
+        match outcome {
+            Some(types) => bases.entry(b.node).or_default().extend(types),
+            None => {
+                external.insert(b.node);
             }
         }
     }
     g.bases = bases;
-    g.external_bases = external.into_iter().collect();
+    g.external_bases = external;
 }
+
+/// Fewer base references than this are resolved on the calling thread: starting a thread
+/// costs more than they take.
+const MIN_BASES_PER_THREAD: usize = 512;
 
 /// Files to re-resolve after an incremental change.
 fn affected(conn: &Connection, g: &Graph, changes: &Changes) -> Result<Vec<Idx>> {
@@ -1151,6 +1204,50 @@ mod tests {
 
     /// A full build's resolution from sites kept in memory, all, some or none of them (read
     /// back from the database), stores what resolution from the database does, row for row.
+    #[test]
+    fn base_types_resolved_on_several_threads_equal_one_threads() {
+        // Enough bases for several runs of `MIN_BASES_PER_THREAD`: in-repository bases, one
+        // named through an import, and bases from outside the repository.
+        let mut models =
+            String::from("from shop.base import Root\n\nclass Base0(Root):\n    pass\n");
+        for i in 1..1500 {
+            let base = match i % 3 {
+                0 => format!("Base{}", i - 1),
+                1 => "Root, Base0".to_string(),
+                _ => "external.Missing".to_string(),
+            };
+            models.push_str(&format!("\nclass Base{i}({base}):\n    pass\n"));
+        }
+        let files = [
+            ("shop/base.py", "class Root:\n    pass\n".to_string()),
+            ("shop/models.py", models),
+        ];
+        let files: Vec<(&str, &str)> = files.iter().map(|(p, c)| (*p, c.as_str())).collect();
+        let (dir, _) = crate::index::test_fixture(&files);
+        let conn =
+            crate::store::open(&dir.path().join("index.db"), crate::store::Mode::ReadOnly).unwrap();
+        let with_jobs = |jobs| {
+            let mut g = Graph::load(&conn, None).unwrap();
+            assert!(g.base_refs.len() > 2 * MIN_BASES_PER_THREAD);
+            hierarchy(&mut g, 5, jobs);
+            let mut bases: Vec<(Idx, Vec<Idx>)> = g.bases.into_iter().collect();
+            bases.sort_unstable();
+            let mut external: Vec<Idx> = g.external_bases.into_iter().collect();
+            external.sort_unstable();
+            (bases, external)
+        };
+        let (bases, external) = with_jobs(1);
+        assert!(bases.iter().filter(|(_, b)| b.len() == 2).count() >= 499);
+        assert_eq!(external.len(), 500);
+        for jobs in [2, 3, 7] {
+            assert_eq!(
+                with_jobs(jobs),
+                (bases.clone(), external.clone()),
+                "{jobs} threads"
+            );
+        }
+    }
+
     #[test]
     fn sites_from_memory_or_the_database_resolve_alike() {
         let files = [

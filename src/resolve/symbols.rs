@@ -4,7 +4,7 @@
 
 use super::overloads::{self, Params};
 use super::rules::{self, Profile};
-use crate::ids::{base_name, node_range};
+use crate::ids::{base_name, file_of, node_range};
 use crate::model::{NodeKind, RefKind};
 use anyhow::Result;
 use rusqlite::Connection;
@@ -256,53 +256,201 @@ fn read_nodes(
 }
 
 /// Hands `push` every row of `nodes` in id order, as `read_nodes` would read them all now:
-/// from `prefetched` but for the files in `replaced`, whose rows are read from `conn`, each
-/// where its ids place it, and for the rows past what was prefetched.
+/// from the rows read ahead (every row below id `below`) but for the files in `replaced`,
+/// whose rows are read from `conn`, each where its ids place it, and for the rows past what
+/// was read ahead.
 fn merge_nodes(
     conn: &Connection,
-    prefetched: Prefetched,
+    batches: &[NodeBatch],
+    below: i64,
     replaced: &BTreeSet<i64>,
     push: &mut impl FnMut(NodeRow) -> bool,
 ) -> Result<bool> {
-    let below = prefetched.below;
-    let mut again = replaced
+    let again = replaced
         .iter()
         .copied()
-        .take_while(|&f| node_range(f).0 < below)
-        .peekable();
-    let read_file = |file: i64, push: &mut dyn FnMut(NodeRow) -> bool| {
-        let (lo, hi) = node_range(file);
-        read_nodes(
-            conn,
-            "WHERE id >= ?1 AND id < ?2 ORDER BY id",
-            &[&lo, &hi.min(below)],
-            &mut |row| push(row),
-        )
-    };
-    for row in prefetched.batches.iter().flat_map(NodeBatch::iter) {
-        // A node's id holds its file's: the rows of a file come together, and a replaced
-        // file's new rows go where its old ones were, or would be.
-        while let Some(file) = again.next_if(|&f| node_range(f).0 <= row.id) {
-            if !read_file(file, push)? {
+        .take_while(|&f| node_range(f).0 < below);
+    let rows = batches.iter().flat_map(NodeBatch::iter);
+    let merged = merge_by_file(
+        push,
+        rows,
+        |row| row.file_id,
+        again,
+        replaced,
+        |push, file| {
+            let (lo, hi) = node_range(file);
+            read_nodes(
+                conn,
+                "WHERE id >= ?1 AND id < ?2 ORDER BY id",
+                &[&lo, &hi.min(below)],
+                &mut |row| push(row),
+            )
+        },
+        |push, row| push(row),
+    )?;
+    if !merged || below == i64::MAX {
+        return Ok(merged);
+    }
+    read_nodes(conn, "WHERE id >= ?1 ORDER BY id", &[&below], push)
+}
+
+/// Hands `emit` the rows read ahead (`ahead`, ordered by file) but for those of the files in
+/// `replaced`, and calls `read_file` for each of `again` (replaced files, ascending) where its
+/// id places it among them; stops once either declines (then false). `sink` is what both
+/// hand their rows to.
+fn merge_by_file<Sink, Row>(
+    sink: &mut Sink,
+    ahead: impl Iterator<Item = Row>,
+    file_of: impl Fn(&Row) -> i64,
+    again: impl Iterator<Item = i64>,
+    replaced: &BTreeSet<i64>,
+    read_file: impl Fn(&mut Sink, i64) -> Result<bool>,
+    emit: impl Fn(&mut Sink, Row) -> bool,
+) -> Result<bool> {
+    let mut again = again.peekable();
+    for row in ahead {
+        // A replaced file's new rows go where its old ones were, or would be.
+        let file = file_of(&row);
+        while let Some(f) = again.next_if(|&f| f <= file) {
+            if !read_file(sink, f)? {
                 return Ok(false);
             }
         }
-        if replaced.contains(&row.file_id) {
+        if replaced.contains(&file) {
             continue;
         }
+        if !emit(sink, row) {
+            return Ok(false);
+        }
+    }
+    for f in again {
+        if !read_file(sink, f)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// A row of `SCOPE_REFS_QUERY`: an import, a typed field or variable, or a base type.
+struct ScopeRow<'r> {
+    node: i64,
+    kind: Option<RefKind>,
+    name: &'r str,
+    module: Option<&'r str>,
+    alias: Option<&'r str>,
+    line: u32,
+}
+
+/// Rows of `SCOPE_REFS_QUERY` read ahead, their texts in one buffer (as `NodeBatch`).
+#[derive(Default)]
+struct ScopeBatch {
+    text: String,
+    rows: Vec<BatchedScope>,
+}
+
+struct BatchedScope {
+    node: i64,
+    kind: Option<RefKind>,
+    /// Where the name, the module and the alias end in the batch's text.
+    ends: [u32; 3],
+    has_module: bool,
+    has_alias: bool,
+    line: u32,
+}
+
+impl ScopeBatch {
+    fn is_full(&self) -> bool {
+        self.rows.len() == NODE_BATCH || self.text.len() > NODE_BATCH_TEXT
+    }
+
+    fn iter(&self) -> impl Iterator<Item = ScopeRow<'_>> {
+        let mut start = 0;
+        self.rows.iter().map(move |row| {
+            let [name, module, alias] = row.ends.map(|end| {
+                let text = &self.text[start..end as usize];
+                start = end as usize;
+                text
+            });
+            ScopeRow {
+                node: row.node,
+                kind: row.kind,
+                name,
+                module: row.has_module.then_some(module),
+                alias: row.has_alias.then_some(alias),
+                line: row.line,
+            }
+        })
+    }
+
+    fn push(&mut self, row: ScopeRow) {
+        let mut end = |s: &str| {
+            self.text.push_str(s);
+            self.text.len() as u32
+        };
+        let ends = [
+            end(row.name),
+            end(row.module.unwrap_or("")),
+            end(row.alias.unwrap_or("")),
+        ];
+        self.rows.push(BatchedScope {
+            node: row.node,
+            kind: row.kind,
+            ends,
+            has_module: row.module.is_some(),
+            has_alias: row.alias.is_some(),
+            line: row.line,
+        });
+    }
+}
+
+/// Reads the rows of `sql` (`SCOPE_REFS_QUERY`, or `SCOPE_REFS_OF_NODES` with its range) and
+/// hands each to `push` until it declines one (then false).
+fn read_scope_refs(
+    conn: &Connection,
+    sql: &str,
+    params: &[&dyn rusqlite::ToSql],
+    push: &mut impl FnMut(ScopeRow) -> bool,
+) -> Result<bool> {
+    let mut q = conn.prepare_cached(sql)?;
+    let mut rows = q.query(params)?;
+    while let Some(r) = rows.next()? {
+        let row = ScopeRow {
+            node: r.get(0)?,
+            kind: RefKind::parse(r.get_ref(1)?.as_str()?),
+            name: r.get_ref(2)?.as_str()?,
+            module: r.get_ref(3)?.as_str_or_null()?,
+            alias: r.get_ref(4)?.as_str_or_null()?,
+            line: r.get(5)?,
+        };
         if !push(row) {
             return Ok(false);
         }
     }
-    for file in again {
-        if !read_file(file, push)? {
-            return Ok(false);
-        }
-    }
-    if below == i64::MAX {
-        return Ok(true);
-    }
-    read_nodes(conn, "WHERE id >= ?1 ORDER BY id", &[&below], push)
+    Ok(true)
+}
+
+/// Hands `push` every row of `SCOPE_REFS_QUERY` as it would read them now: from `batches`
+/// (read ahead) but for the files in `replaced`, read from `conn` where their ids place them.
+fn merge_scope_refs(
+    conn: &Connection,
+    batches: &[ScopeBatch],
+    replaced: &BTreeSet<i64>,
+    push: &mut impl FnMut(ScopeRow) -> bool,
+) -> Result<bool> {
+    merge_by_file(
+        push,
+        batches.iter().flat_map(ScopeBatch::iter),
+        |row| file_of(row.node),
+        replaced.iter().copied(),
+        replaced,
+        |push, file| {
+            let (lo, hi) = node_range(file);
+            read_scope_refs(conn, super::SCOPE_REFS_OF_NODES, &[&lo, &hi], &mut |row| {
+                push(row)
+            })
+        },
+        |push, row| push(row),
+    )
 }
 
 /// The definitions as they stood when a run began, read on a thread of their own through a
@@ -322,6 +470,8 @@ struct Prefetched {
     /// Every row with a lower id is in `batches`, none from this id on (a file's first row;
     /// `i64::MAX` when all were read).
     below: i64,
+    /// Every row of `SCOPE_REFS_QUERY`, when all definitions and these fit the limit.
+    scope_refs: Option<Vec<ScopeBatch>>,
 }
 
 /// Text kept in memory ahead of the graph: past it (the rows of some hundreds of thousands
@@ -393,9 +543,41 @@ fn prefetch_nodes(conn: &Connection, limit: usize) -> Result<Prefetched> {
         true
     })?;
     if !batch.rows.is_empty() {
+        kept += batch.text.len();
         batches.push(batch);
     }
-    Ok(Prefetched { batches, below })
+    let scope_refs = if below == i64::MAX {
+        prefetch_scope_refs(conn, limit.saturating_sub(kept))?
+    } else {
+        None
+    };
+    Ok(Prefetched {
+        batches,
+        below,
+        scope_refs,
+    })
+}
+
+/// Every row of `SCOPE_REFS_QUERY`, unless their text exceeds `limit`.
+fn prefetch_scope_refs(conn: &Connection, limit: usize) -> Result<Option<Vec<ScopeBatch>>> {
+    let mut batches = Vec::new();
+    let mut batch = ScopeBatch::default();
+    let mut kept = 0;
+    let all = read_scope_refs(conn, super::SCOPE_REFS_QUERY, &[], &mut |row| {
+        batch.push(row);
+        if batch.is_full() {
+            kept += batch.text.len();
+            batches.push(std::mem::take(&mut batch));
+        }
+        kept + batch.text.len() <= limit
+    })?;
+    if !all {
+        return Ok(None);
+    }
+    if !batch.rows.is_empty() {
+        batches.push(batch);
+    }
+    Ok(Some(batches))
 }
 
 pub struct Graph {
@@ -490,6 +672,9 @@ impl Graph {
             macros: FxHashSet::default(),
             rust_crates: Vec::new(),
         };
+        // Read here instead, should the reading ahead have failed.
+        let mut prefetched = prefetched
+            .and_then(|(prefetch, replaced)| prefetch.finish().ok().map(|rows| (rows, replaced)));
         let mut q = conn.prepare("SELECT id, path, language, module FROM files ORDER BY id")?;
         let mut rows = q.query([])?;
         while let Some(r) = rows.next()? {
@@ -542,10 +727,12 @@ impl Graph {
                     batch.push(row);
                     !(batch.is_full() && batches.send(std::mem::take(&mut batch)).is_err())
                 };
-                match prefetched.map(|(prefetch, replaced)| (prefetch.finish(), replaced)) {
-                    Some((Ok(rows), replaced)) => merge_nodes(conn, rows, replaced, &mut push)?,
-                    // Read here instead, should the reading ahead have failed.
-                    None | Some((Err(_), _)) => read_nodes(conn, "ORDER BY id", &[], &mut push)?,
+                match prefetched.as_mut() {
+                    Some((rows, replaced)) => {
+                        let batches = std::mem::take(&mut rows.batches);
+                        merge_nodes(conn, &batches, rows.below, replaced, &mut push)?
+                    }
+                    None => read_nodes(conn, "ORDER BY id", &[], &mut push)?,
                 };
                 if !batch.rows.is_empty() {
                     let _ = batches.send(batch);
@@ -596,53 +783,27 @@ impl Graph {
         // Typed top-level variables too (a file node's ordinal is 0): importers of the
         // file may call through them.
         // The condition is the partial index `refs_scope`'s: only those rows are read.
-        let mut q = conn.prepare(super::SCOPE_REFS_QUERY)?;
-        let mut rows = q.query([])?;
         // In node order: a node's rows come together.
         let mut current_node: Option<(i64, Option<Idx>)> = None;
-        while let Some(r) = rows.next()? {
-            let id: i64 = r.get(0)?;
+        let mut add = |row: ScopeRow| {
             let found = match current_node {
-                Some((last, found)) if last == id => found,
-                _ => g.node_by_id(id),
+                Some((last, found)) if last == row.node => found,
+                _ => g.node_by_id(row.node),
             };
-            current_node = Some((id, found));
-            let Some(node) = found else {
-                continue;
-            };
-            let name: &str = r.get_ref(2)?.as_str()?;
-            let module = r.get_ref(3)?.as_str_or_null()?.unwrap_or("");
-            let line: u32 = r.get(5)?;
-            match RefKind::parse(r.get_ref(1)?.as_str()?) {
-                Some(RefKind::Import) => {
-                    let file = g.nodes[node as usize].file as usize;
-                    g.files[file].imports.push(Import {
-                        module: module.into(),
-                        name: name.into(),
-                        alias: r.get_ref(4)?.as_str_or_null()?.map(Into::into),
-                        node,
-                        line,
-                    });
-                }
-                Some(RefKind::Field) if !module.is_empty() => g.add_field(node, name, module),
-                Some(RefKind::Local) => g.add_module_variable(node, name, module),
-                Some(kind @ (RefKind::Inherits | RefKind::Implements)) => {
-                    // Rust `impl Trait for Foo` is written in no stored node: the ref names
-                    // the implementing type, found beside the impl when it is defined there.
-                    let node = match module {
-                        "" => node,
-                        ty => g.type_in_scope_of(node, ty).unwrap_or(node),
-                    };
-                    g.base_refs.push(BaseRef {
-                        node,
-                        name: name.into(),
-                        implements: kind == RefKind::Implements,
-                        line,
-                    })
-                }
-                _ => {}
+            current_node = Some((row.node, found));
+            if let Some(node) = found {
+                g.add_scope_ref(node, row);
             }
-        }
+            true
+        };
+        let scope_refs = prefetched
+            .as_mut()
+            .and_then(|(rows, replaced)| Some((rows.scope_refs.take()?, *replaced)));
+        match scope_refs {
+            Some((batches, replaced)) => merge_scope_refs(conn, &batches, replaced, &mut add)?,
+            None => read_scope_refs(conn, super::SCOPE_REFS_QUERY, &[], &mut add)?,
+        };
+        drop(prefetched);
 
         let mut q = conn.prepare(
             "SELECT f.path, c.content FROM files f JOIN file_contents c ON c.file_id = f.id \
@@ -698,6 +859,39 @@ impl Graph {
         // definition keeps its bases' order.
         g.base_refs.sort_by_key(|b| g.nodes[b.node as usize].file);
         Ok(g)
+    }
+    /// Records an import, a typed field or variable, or a base type of `node`.
+    fn add_scope_ref(&mut self, node: Idx, row: ScopeRow) {
+        let module = row.module.unwrap_or("");
+        match row.kind {
+            Some(RefKind::Import) => {
+                let file = self.nodes[node as usize].file as usize;
+                self.files[file].imports.push(Import {
+                    module: module.into(),
+                    name: row.name.into(),
+                    alias: row.alias.map(Into::into),
+                    node,
+                    line: row.line,
+                });
+            }
+            Some(RefKind::Field) if !module.is_empty() => self.add_field(node, row.name, module),
+            Some(RefKind::Local) => self.add_module_variable(node, row.name, module),
+            Some(kind @ (RefKind::Inherits | RefKind::Implements)) => {
+                // Rust `impl Trait for Foo` is written in no stored node: the ref names
+                // the implementing type, found beside the impl when it is defined there.
+                let node = match module {
+                    "" => node,
+                    ty => self.type_in_scope_of(node, ty).unwrap_or(node),
+                };
+                self.base_refs.push(BaseRef {
+                    node,
+                    name: row.name.into(),
+                    implements: kind == RefKind::Implements,
+                    line: row.line,
+                })
+            }
+            _ => {}
+        }
     }
 
     /// The base types named by the definitions of `file`.
@@ -1146,15 +1340,32 @@ mod tests {
         out
     }
 
+    /// Every row as `read_scope_refs` hands it over, as text.
+    fn scope_rows_of(
+        read: impl FnOnce(&mut dyn FnMut(ScopeRow) -> bool) -> Result<bool>,
+    ) -> Vec<String> {
+        let mut out = Vec::new();
+        let done = read(&mut |r: ScopeRow| {
+            out.push(format!(
+                "{} {:?} {} {:?} {:?} {}",
+                r.node, r.kind, r.name, r.module, r.alias, r.line
+            ));
+            true
+        })
+        .unwrap();
+        assert!(done);
+        out
+    }
+
     #[test]
     fn prefetched_rows_merged_with_the_replaced_files_equal_a_fresh_read() {
         let files = [
-            ("app/models.py", "class User:\n    def save(self):\n        pass\n\ndef helper():\n    return User()\n"),
-            ("app/views.py", "from app.models import User\n\nclass Page:\n    def render(self):\n        return User().save()\n"),
-            ("cmd/main.go", "package main\n\nfunc main() { run() }\n\nfunc run() {}\n"),
-            ("src/util.c", "static int twice(int x) { return x * 2; }\nint util(void) { return twice(2); }\n"),
-            ("src/lib.rs", "pub struct Config;\nimpl Config {\n    pub fn load() -> Self { Config }\n}\n"),
-            ("web/app.ts", "export function start(): void { render(); }\nfunction render(): void {}\n"),
+            ("app/models.py", "import os\n\nclass User:\n    def save(self):\n        pass\n\nclass Admin(User):\n    pass\n\ndef helper():\n    return User()\n"),
+            ("app/views.py", "from app.models import User as U\n\nclass Page:\n    def render(self):\n        return U().save()\n"),
+            ("cmd/main.go", "package main\n\nimport \"fmt\"\n\nfunc main() { run() }\n\nfunc run() { fmt.Println() }\n"),
+            ("src/util.c", "#include \"util.h\"\nstatic int twice(int x) { return x * 2; }\nint util(void) { return twice(2); }\n"),
+            ("src/lib.rs", "use std::fmt;\npub struct Config;\nimpl Config {\n    pub fn load() -> Self { Config }\n}\n"),
+            ("web/app.ts", "import { api } from './api';\nexport function start(): void { render(); }\nfunction render(): void { api(); }\n"),
         ];
         let (dir, _) = crate::index::test_fixture(&files);
         let db = dir.path().join("index.db");
@@ -1163,7 +1374,13 @@ mod tests {
         let all = |conn: &Connection| {
             rows_of(|push| read_nodes(conn, "ORDER BY id", &[], &mut |r| push(r)))
         };
+        let scope_refs = |conn: &Connection| {
+            scope_rows_of(|push| {
+                read_scope_refs(conn, super::super::SCOPE_REFS_QUERY, &[], &mut |r| push(r))
+            })
+        };
         let before = all(&conn);
+        let scope_before = scope_refs(&conn);
         let mut ids: Vec<i64> = files.iter().map(|(p, _)| crate::ids::file_id(p)).collect();
         ids.sort_unstable();
         // A file deleted, one re-extracted with other rows, one new (an id no file has).
@@ -1182,7 +1399,26 @@ mod tests {
                 [changed],
             )
             .unwrap();
+            let (lo, hi) = node_range(gone);
+            tx.execute(
+                "DELETE FROM refs WHERE node_id >= ?1 AND node_id < ?2",
+                [lo, hi],
+            )
+            .unwrap();
+            let (lo, hi) = node_range(changed);
+            tx.execute(
+                "UPDATE refs SET name = name || '_v2', alias = 'v2' \
+                 WHERE node_id >= ?1 AND node_id < ?2",
+                [lo, hi],
+            )
+            .unwrap();
             let (lo, _) = node_range(new);
+            tx.execute(
+                "INSERT INTO refs(node_id, seq, kind, name, module, alias, line) \
+                 VALUES (?1, 0, 'import', 'path', 'os', NULL, 1)",
+                [lo],
+            )
+            .unwrap();
             tx.execute(
                 "INSERT INTO nodes(id, file_id, kind, name, qualified_name, start_line, end_line, \
                  start_byte, end_byte, name_tokens) VALUES (?1, ?2, 'File', 'new.py', 'new.py', \
@@ -1190,7 +1426,7 @@ mod tests {
                 [lo, new],
             )
             .unwrap();
-            let prefetched = prefetch.finish().unwrap();
+            let mut prefetched = prefetch.finish().unwrap();
             if limit == usize::MAX {
                 // The snapshot of before the writes.
                 assert_eq!(prefetched.below, i64::MAX);
@@ -1205,10 +1441,33 @@ mod tests {
                     Ok(true)
                 });
                 assert_eq!(kept, before);
+                let batches = prefetched.scope_refs.take().expect("all scope rows kept");
+                let kept = scope_rows_of(|push| {
+                    batches.iter().flat_map(ScopeBatch::iter).for_each(|r| {
+                        push(r);
+                    });
+                    Ok(true)
+                });
+                assert_eq!(kept, scope_before);
+                let merged = scope_rows_of(|push| {
+                    merge_scope_refs(&tx, &batches, &replaced, &mut |r| push(r))
+                });
+                let expected = scope_refs(&tx);
+                assert_ne!(expected, scope_before);
+                assert_eq!(merged, expected);
             } else {
                 assert!(prefetched.below < i64::MAX, "limit {limit} kept every row");
+                assert!(prefetched.scope_refs.is_none());
             }
-            let merged = rows_of(|push| merge_nodes(&tx, prefetched, &replaced, &mut |r| push(r)));
+            let merged = rows_of(|push| {
+                merge_nodes(
+                    &tx,
+                    &prefetched.batches,
+                    prefetched.below,
+                    &replaced,
+                    &mut |r| push(r),
+                )
+            });
             let expected = all(&tx);
             assert_ne!(expected, before);
             assert_eq!(merged, expected, "limit {limit}");
