@@ -36,6 +36,19 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{Condvar, Mutex};
 use symbols::{Graph, Idx};
 
+macro_rules! scope_refs_select {
+    () => {
+        "SELECT node_id, kind, name, module, alias, line FROM refs"
+    };
+}
+
+macro_rules! scope_refs_condition {
+    () => {
+        "kind = 'import' OR kind = 'field' OR kind = 'inherits' OR kind = 'implements' \
+         OR (kind = 'local' AND module IS NOT NULL AND node_id % 524288 = 0)"
+    };
+}
+
 /// Every file's imports, member types and bases, and the typed variables at its top level (a
 /// file node's ordinal is 0): the rows of the partial index `refs_scope`, whose condition this
 /// repeats so that only those rows are read.
@@ -53,21 +66,6 @@ pub(crate) const SCOPE_REFS_OF_NODES: &str = concat!(
     scope_refs_condition!(),
     ") ORDER BY node_id, seq"
 );
-
-macro_rules! scope_refs_select {
-    () => {
-        "SELECT node_id, kind, name, module, alias, line FROM refs"
-    };
-}
-use scope_refs_select;
-
-macro_rules! scope_refs_condition {
-    () => {
-        "kind = 'import' OR kind = 'field' OR kind = 'inherits' OR kind = 'implements' \
-         OR (kind = 'local' AND module IS NOT NULL AND node_id % 524288 = 0)"
-    };
-}
-use scope_refs_condition;
 
 pub struct ResolveOptions {
     /// Edges below this confidence are kept as unresolved (`low_confidence`) instead.
@@ -1202,8 +1200,6 @@ mod tests {
         assert_eq!(fitting("é"), "é");
     }
 
-    /// A full build's resolution from sites kept in memory, all, some or none of them (read
-    /// back from the database), stores what resolution from the database does, row for row.
     #[test]
     fn base_types_resolved_on_several_threads_equal_one_threads() {
         // Enough bases for several runs of `MIN_BASES_PER_THREAD`: in-repository bases, one
@@ -1248,6 +1244,8 @@ mod tests {
         }
     }
 
+    /// A full build's resolution from sites kept in memory, all, some or none of them (read
+    /// back from the database), stores what resolution from the database does, row for row.
     #[test]
     fn sites_from_memory_or_the_database_resolve_alike() {
         let files = [
