@@ -453,10 +453,10 @@ fn merge_scope_refs(
     )
 }
 
-/// The definitions as they stood when a run began, read on a thread of their own through a
-/// connection of their own while the run extracts and writes what changed, so that loading
-/// the graph afterwards reads from the database only the rows of the files the run
-/// replaced. Whoever starts it sees to it that the reader keeps seeing the database as it
+/// The definitions (and the scope references, `SCOPE_REFS_QUERY`) as they stood when a run
+/// began, read on a thread of their own through a connection of their own while the run
+/// extracts and writes what changed, so that loading the graph afterwards reads from the
+/// database only the rows of the files the run replaced. Whoever starts it sees to it that the reader keeps seeing the database as it
 /// was: in WAL mode its snapshot does; a database without a log must not be written before
 /// the graph is loaded.
 pub struct NodePrefetch {
@@ -464,7 +464,7 @@ pub struct NodePrefetch {
     interrupt: rusqlite::InterruptHandle,
 }
 
-/// Rows of `nodes` read ahead, in id order.
+/// Rows of `nodes` read ahead, in id order, and of `SCOPE_REFS_QUERY`.
 struct Prefetched {
     batches: Vec<NodeBatch>,
     /// Every row with a lower id is in `batches`, none from this id on (a file's first row;
@@ -475,7 +475,8 @@ struct Prefetched {
 }
 
 /// Text kept in memory ahead of the graph: past it (the rows of some hundreds of thousands
-/// of definitions), the rest is read when the graph is loaded.
+/// of definitions), the rest is read when the graph is loaded (and the scope references
+/// are read ahead only if they too fit).
 const PREFETCH_TEXT: usize = 64 << 20;
 
 impl NodePrefetch {
@@ -672,7 +673,7 @@ impl Graph {
             macros: FxHashSet::default(),
             rust_crates: Vec::new(),
         };
-        // Read here instead, should the reading ahead have failed.
+        // The rows read ahead; should the reading have failed, they are read here instead.
         let mut prefetched = prefetched
             .and_then(|(prefetch, replaced)| prefetch.finish().ok().map(|rows| (rows, replaced)));
         let mut q = conn.prepare("SELECT id, path, language, module FROM files ORDER BY id")?;
@@ -860,6 +861,7 @@ impl Graph {
         g.base_refs.sort_by_key(|b| g.nodes[b.node as usize].file);
         Ok(g)
     }
+
     /// Records an import, a typed field or variable, or a base type of `node`.
     fn add_scope_ref(&mut self, node: Idx, row: ScopeRow) {
         let module = row.module.unwrap_or("");
