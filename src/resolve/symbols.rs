@@ -146,23 +146,69 @@ fn hash_more(mut h: u64, s: &str) -> u64 {
     h
 }
 
-/// Rows of `nodes` on their way from the thread reading them to the one building the graph:
-/// each row's texts are copied into one buffer per batch instead of a string each.
-#[derive(Default)]
-struct NodeBatch {
-    /// The name, qualified name (without its `#k`) and signature of each row, one after the
-    /// other.
+/// Rows on their way from the thread reading them to the one using them: each row's three
+/// texts are copied into one buffer per batch instead of a string each, and its other
+/// columns (`Fixed`, which also tells which texts are NULL) kept beside where they end.
+struct Batch<Fixed> {
     text: String,
-    rows: Vec<BatchedNode>,
+    rows: Vec<(Fixed, [u32; 3])>,
 }
 
-struct BatchedNode {
+/// Rows per batch, and the length of text past which a batch goes at once (which also keeps
+/// every offset within a `u32`: SQLite returns no text over 10^9 bytes, and a row has three).
+const NODE_BATCH: usize = 1024;
+const NODE_BATCH_TEXT: usize = 1 << 20;
+
+impl<Fixed> Default for Batch<Fixed> {
+    fn default() -> Self {
+        Batch {
+            text: String::new(),
+            rows: Vec::new(),
+        }
+    }
+}
+
+impl<Fixed: Copy> Batch<Fixed> {
+    fn is_full(&self) -> bool {
+        self.rows.len() == NODE_BATCH || self.text.len() > NODE_BATCH_TEXT
+    }
+
+    fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    fn push(&mut self, fixed: Fixed, texts: [&str; 3]) {
+        let ends = texts.map(|t| {
+            self.text.push_str(t);
+            self.text.len() as u32
+        });
+        self.rows.push((fixed, ends));
+    }
+
+    /// The rows as they were pushed.
+    fn iter(&self) -> impl Iterator<Item = (Fixed, [&str; 3])> {
+        let mut start = 0;
+        self.rows.iter().map(move |&(fixed, ends)| {
+            let texts = ends.map(|end| {
+                let text = &self.text[start..end as usize];
+                start = end as usize;
+                text
+            });
+            (fixed, texts)
+        })
+    }
+}
+
+/// Rows of `nodes`: the name, qualified name (without its `#k`) and signature of each are the
+/// texts.
+type NodeBatch = Batch<NodeColumns>;
+
+#[derive(Clone, Copy)]
+struct NodeColumns {
     id: i64,
     file_id: i64,
     kind: NodeKind,
     parent: Option<i64>,
-    /// Where the name, the qualified name and the signature end in the batch's text.
-    ends: [u32; 3],
     has_signature: bool,
 }
 
@@ -177,51 +223,28 @@ struct NodeRow<'r> {
     signature: Option<&'r str>,
 }
 
-/// Rows per batch, and the length of text past which a batch goes at once (which also keeps
-/// every offset within a `u32`: SQLite returns no text over 10^9 bytes, and a row has three).
-const NODE_BATCH: usize = 1024;
-const NODE_BATCH_TEXT: usize = 1 << 20;
-
 impl NodeBatch {
-    fn is_full(&self) -> bool {
-        self.rows.len() == NODE_BATCH || self.text.len() > NODE_BATCH_TEXT
-    }
-
-    /// The rows as they were pushed.
-    fn iter(&self) -> impl Iterator<Item = NodeRow<'_>> {
-        let mut start = 0;
-        self.rows.iter().map(move |row| {
-            let [name, qn, signature] = row.ends.map(|end| {
-                let text = &self.text[start..end as usize];
-                start = end as usize;
-                text
-            });
-            NodeRow {
-                id: row.id,
-                file_id: row.file_id,
-                kind: row.kind,
-                parent: row.parent,
-                name,
-                qn,
-                signature: row.has_signature.then_some(signature),
-            }
-        })
-    }
-
-    fn push(&mut self, row: NodeRow) {
-        let mut end = |s: &str| {
-            self.text.push_str(s);
-            self.text.len() as u32
-        };
-        let ends = [end(row.name), end(row.qn), end(row.signature.unwrap_or(""))];
-        self.rows.push(BatchedNode {
+    fn push_row(&mut self, row: NodeRow) {
+        let columns = NodeColumns {
             id: row.id,
             file_id: row.file_id,
             kind: row.kind,
             parent: row.parent,
-            ends,
             has_signature: row.signature.is_some(),
-        });
+        };
+        self.push(columns, [row.name, row.qn, row.signature.unwrap_or("")]);
+    }
+
+    fn node_rows(&self) -> impl Iterator<Item = NodeRow<'_>> {
+        self.iter().map(|(c, [name, qn, signature])| NodeRow {
+            id: c.id,
+            file_id: c.file_id,
+            kind: c.kind,
+            parent: c.parent,
+            name,
+            qn,
+            signature: c.has_signature.then_some(signature),
+        })
     }
 }
 
@@ -270,7 +293,7 @@ fn merge_nodes(
         .iter()
         .copied()
         .take_while(|&f| node_range(f).0 < below);
-    let rows = batches.iter().flat_map(NodeBatch::iter);
+    let rows = batches.iter().flat_map(NodeBatch::node_rows);
     let merged = merge_by_file(
         push,
         rows,
@@ -286,7 +309,6 @@ fn merge_nodes(
                 &mut |row| push(row),
             )
         },
-        |push, row| push(row),
     )?;
     if !merged || below == i64::MAX {
         return Ok(merged);
@@ -294,37 +316,36 @@ fn merge_nodes(
     read_nodes(conn, "WHERE id >= ?1 ORDER BY id", &[&below], push)
 }
 
-/// Hands `emit` the rows read ahead (`ahead`, ordered by file) but for those of the files in
-/// `replaced`, and calls `read_file` for each of `again` (replaced files, ascending) where its
-/// id places it among them; stops once either declines (then false). `sink` is what both
-/// hand their rows to.
-fn merge_by_file<Sink, Row>(
-    sink: &mut Sink,
+/// Hands `push` the rows read ahead (`ahead`, ordered by file) but for those of the files in
+/// `replaced`, and calls `read_file` (which hands `push` that file's rows as they are now) for
+/// each of `again` (replaced files, ascending) where its id places it among them; stops once
+/// `push` declines a row (then false).
+fn merge_by_file<Push: FnMut(Row) -> bool, Row>(
+    push: &mut Push,
     ahead: impl Iterator<Item = Row>,
     file_of: impl Fn(&Row) -> i64,
     again: impl Iterator<Item = i64>,
     replaced: &BTreeSet<i64>,
-    read_file: impl Fn(&mut Sink, i64) -> Result<bool>,
-    emit: impl Fn(&mut Sink, Row) -> bool,
+    read_file: impl Fn(&mut Push, i64) -> Result<bool>,
 ) -> Result<bool> {
     let mut again = again.peekable();
     for row in ahead {
         // A replaced file's new rows go where its old ones were, or would be.
         let file = file_of(&row);
         while let Some(f) = again.next_if(|&f| f <= file) {
-            if !read_file(sink, f)? {
+            if !read_file(push, f)? {
                 return Ok(false);
             }
         }
         if replaced.contains(&file) {
             continue;
         }
-        if !emit(sink, row) {
+        if !push(row) {
             return Ok(false);
         }
     }
     for f in again {
-        if !read_file(sink, f)? {
+        if !read_file(push, f)? {
             return Ok(false);
         }
     }
@@ -341,65 +362,40 @@ struct ScopeRow<'r> {
     line: u32,
 }
 
-/// Rows of `SCOPE_REFS_QUERY` read ahead, their texts in one buffer (as `NodeBatch`).
-#[derive(Default)]
-struct ScopeBatch {
-    text: String,
-    rows: Vec<BatchedScope>,
-}
+/// Rows of `SCOPE_REFS_QUERY` read ahead: the name, module and alias of each are the texts.
+type ScopeBatch = Batch<ScopeColumns>;
 
-struct BatchedScope {
+#[derive(Clone, Copy)]
+struct ScopeColumns {
     node: i64,
     kind: Option<RefKind>,
-    /// Where the name, the module and the alias end in the batch's text.
-    ends: [u32; 3],
     has_module: bool,
     has_alias: bool,
     line: u32,
 }
 
 impl ScopeBatch {
-    fn is_full(&self) -> bool {
-        self.rows.len() == NODE_BATCH || self.text.len() > NODE_BATCH_TEXT
-    }
-
-    fn iter(&self) -> impl Iterator<Item = ScopeRow<'_>> {
-        let mut start = 0;
-        self.rows.iter().map(move |row| {
-            let [name, module, alias] = row.ends.map(|end| {
-                let text = &self.text[start..end as usize];
-                start = end as usize;
-                text
-            });
-            ScopeRow {
-                node: row.node,
-                kind: row.kind,
-                name,
-                module: row.has_module.then_some(module),
-                alias: row.has_alias.then_some(alias),
-                line: row.line,
-            }
-        })
-    }
-
-    fn push(&mut self, row: ScopeRow) {
-        let mut end = |s: &str| {
-            self.text.push_str(s);
-            self.text.len() as u32
-        };
-        let ends = [
-            end(row.name),
-            end(row.module.unwrap_or("")),
-            end(row.alias.unwrap_or("")),
-        ];
-        self.rows.push(BatchedScope {
+    fn push_row(&mut self, row: ScopeRow) {
+        let columns = ScopeColumns {
             node: row.node,
             kind: row.kind,
-            ends,
             has_module: row.module.is_some(),
             has_alias: row.alias.is_some(),
             line: row.line,
-        });
+        };
+        let texts = [row.name, row.module.unwrap_or(""), row.alias.unwrap_or("")];
+        self.push(columns, texts);
+    }
+
+    fn scope_rows(&self) -> impl Iterator<Item = ScopeRow<'_>> {
+        self.iter().map(|(c, [name, module, alias])| ScopeRow {
+            node: c.node,
+            kind: c.kind,
+            name,
+            module: c.has_module.then_some(module),
+            alias: c.has_alias.then_some(alias),
+            line: c.line,
+        })
     }
 }
 
@@ -439,7 +435,7 @@ fn merge_scope_refs(
 ) -> Result<bool> {
     merge_by_file(
         push,
-        batches.iter().flat_map(ScopeBatch::iter),
+        batches.iter().flat_map(ScopeBatch::scope_rows),
         |row| file_of(row.node),
         replaced.iter().copied(),
         replaced,
@@ -449,7 +445,6 @@ fn merge_scope_refs(
                 push(row)
             })
         },
-        |push, row| push(row),
     )
 }
 
@@ -536,14 +531,14 @@ fn prefetch_nodes(conn: &Connection, limit: usize) -> Result<Prefetched> {
             return false;
         }
         last_file = Some(row.file_id);
-        batch.push(row);
+        batch.push_row(row);
         if batch.is_full() {
             kept += batch.text.len();
             batches.push(std::mem::take(&mut batch));
         }
         true
     })?;
-    if !batch.rows.is_empty() {
+    if !batch.is_empty() {
         kept += batch.text.len();
         batches.push(batch);
     }
@@ -565,7 +560,7 @@ fn prefetch_scope_refs(conn: &Connection, limit: usize) -> Result<Option<Vec<Sco
     let mut batch = ScopeBatch::default();
     let mut kept = 0;
     let all = read_scope_refs(conn, super::SCOPE_REFS_QUERY, &[], &mut |row| {
-        batch.push(row);
+        batch.push_row(row);
         if batch.is_full() {
             kept += batch.text.len();
             batches.push(std::mem::take(&mut batch));
@@ -575,7 +570,7 @@ fn prefetch_scope_refs(conn: &Connection, limit: usize) -> Result<Option<Vec<Sco
     if !all {
         return Ok(None);
     }
-    if !batch.rows.is_empty() {
+    if !batch.is_empty() {
         batches.push(batch);
     }
     Ok(Some(batches))
@@ -725,7 +720,7 @@ impl Graph {
             let read = (|| -> Result<()> {
                 let mut batch = NodeBatch::default();
                 let mut push = |row: NodeRow| {
-                    batch.push(row);
+                    batch.push_row(row);
                     !(batch.is_full() && batches.send(std::mem::take(&mut batch)).is_err())
                 };
                 match prefetched.as_mut() {
@@ -735,7 +730,7 @@ impl Graph {
                     }
                     None => read_nodes(conn, "ORDER BY id", &[], &mut push)?,
                 };
-                if !batch.rows.is_empty() {
+                if !batch.is_empty() {
                     let _ = batches.send(batch);
                 }
                 Ok(())
@@ -911,7 +906,7 @@ impl Graph {
         // Rows come in id order, so a file's nodes come together: its index is looked up once.
         let mut current_file: Option<(i64, Idx)> = None;
         for batch in batches {
-            for row in batch.iter() {
+            for row in batch.node_rows() {
                 let (name, qn, signature) = (row.name, row.qn, row.signature);
                 let idx = self.nodes.len() as Idx;
                 let file = match current_file {
@@ -1436,7 +1431,7 @@ mod tests {
                     prefetched
                         .batches
                         .iter()
-                        .flat_map(NodeBatch::iter)
+                        .flat_map(NodeBatch::node_rows)
                         .for_each(|r| {
                             push(r);
                         });
@@ -1445,9 +1440,12 @@ mod tests {
                 assert_eq!(kept, before);
                 let batches = prefetched.scope_refs.take().expect("all scope rows kept");
                 let kept = scope_rows_of(|push| {
-                    batches.iter().flat_map(ScopeBatch::iter).for_each(|r| {
-                        push(r);
-                    });
+                    batches
+                        .iter()
+                        .flat_map(ScopeBatch::scope_rows)
+                        .for_each(|r| {
+                            push(r);
+                        });
                     Ok(true)
                 });
                 assert_eq!(kept, scope_before);
